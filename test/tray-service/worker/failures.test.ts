@@ -189,76 +189,94 @@ describe('tray worker when its database takes no writes (a standby after a failo
   });
 });
 
-// A connection the pool made before a failover behind one address still reaches the former
-// primary: its next write fails with read_only_sql_transaction, and it is dropped. The storage
-// answers all along (the ping takes a fresh connection), so only the failure itself says that the
-// job was not at fault. Made here with a real such failure, thrown by the first stores.
-describe('tray worker when its connection alone fails while the database answers', () => {
+/**
+ * A worker whose every `events.store` fails with `failure` (a real error of the test's PostgreSQL,
+ * made by `provoke` on a connection of its own, of SQLSTATE `code`) while `failuresLeft` is above
+ * 0, counting the calls in `stores`; the database itself answers throughout.
+ */
+function useStoreFailing(
+  code: string,
+  provoke: (client: pg.Client) => Promise<unknown>,
+  more: Parameters<typeof quietWorker>[2] = {},
+) {
   const prefix = useQueuePrefix();
   const suite = useTrayStorage('postgres');
   const shared = usePostgres();
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  const state = {
+    queue: undefined as Bull.Queue<WebhookJobData> | undefined,
+    failuresLeft: 0,
+    stores: 0,
+  };
   let worker: RunningWorker | undefined;
-  let readOnlyFailure: Error | undefined;
-  let failuresLeft = 0;
-  let stores = 0;
-
   before(async () => {
     const client = new pg.Client({ connectionString: shared.url });
     await client.connect();
+    let failure: Error | undefined;
     try {
-      await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
-      readOnlyFailure = await client.query('CREATE TABLE never_made (id int)').then(
+      failure = await provoke(client).then(
         () => undefined,
         (error: unknown) => error as Error,
       );
     } finally {
       await client.end();
     }
-    expect((readOnlyFailure as { code?: string } | undefined)?.code).to.equal('25006');
-    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    expect((failure as { code?: string } | undefined)?.code).to.equal(code);
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    state.queue = queue;
     const { storage } = suite;
     const events = withMethod(storage.events, 'store', (store) => (...args) => {
-      stores += 1;
-      if (failuresLeft <= 0) return store(...args);
-      failuresLeft -= 1;
-      return Promise.reject(readOnlyFailure!);
+      state.stores += 1;
+      if (state.failuresLeft <= 0) return store(...args);
+      state.failuresLeft -= 1;
+      return Promise.reject(failure!);
     });
-    worker = await quietWorker(queue, { ...storage, events, ping: () => storage.ping() });
+    worker = await quietWorker(queue, { ...storage, events, ping: () => storage.ping() }, more);
   });
   after(async function () {
     this.timeout(30_000);
     await worker?.close();
   });
+  return state;
+}
+
+// A connection the pool made before a failover behind one address still reaches the former
+// primary: its next write fails with read_only_sql_transaction, and it is dropped. The storage
+// answers all along (the ping takes a fresh connection), so only the failure itself says that the
+// job was not at fault. Made here with a real such failure, thrown by the first stores.
+describe('tray worker when its connection alone fails while the database answers', () => {
+  const failing = useStoreFailing('25006', async (client) => {
+    await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+    await client.query('CREATE TABLE never_made (id int)');
+  });
 
   it('runs the job again on another connection without spending an attempt, once per failed connection', async function () {
     this.timeout(30_000);
     // A pool of 10 connections, every one made before the failover.
-    failuresLeft = 10;
-    stores = 0;
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-stale-pool' })), {
+    failing.failuresLeft = 10;
+    failing.stores = 0;
+    const job = await failing.queue!.add(jobDataOf(commentEvent({ commentId: 'cm-stale-pool' })), {
       ...webhookJobOptions,
       attempts: 3,
       backoff: { type: 'fixed', delay: 10 },
     });
     expect(await settled(job)).to.equal('completed');
-    expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
-    expect(stores).to.equal(11);
+    expect((await failing.queue!.getJob(job.id))?.attemptsMade).to.equal(0);
+    expect(failing.stores).to.equal(11);
   });
 
   it('but spends attempts on a job that fails so every time, so it cannot loop for ever', async function () {
     this.timeout(30_000);
-    failuresLeft = Number.POSITIVE_INFINITY;
-    stores = 0;
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-always-lost' })), {
+    failing.failuresLeft = Number.POSITIVE_INFINITY;
+    failing.stores = 0;
+    const job = await failing.queue!.add(jobDataOf(commentEvent({ commentId: 'cm-always-lost' })), {
       ...webhookJobOptions,
       attempts: 2,
       backoff: { type: 'fixed', delay: 10 },
     });
     expect(await settled(job)).to.equal('failed');
     // Each attempt: the first run and 10 more on other connections.
-    expect(stores).to.equal(22);
-    failuresLeft = 0;
+    expect(failing.stores).to.equal(22);
+    failing.failuresLeft = 0;
   });
 });
 
@@ -266,74 +284,42 @@ describe('tray worker when its connection alone fails while the database answers
 // timeout in a lock storm, a full disk. Each job spent an attempt at once and the whole backlog
 // went to the failed set within minutes.
 describe('tray worker when the database answers but says "not now" to a job (a statement timeout)', () => {
-  const prefix = useQueuePrefix();
-  const suite = useTrayStorage('postgres');
-  const shared = usePostgres();
-  let queue: Bull.Queue<WebhookJobData> | undefined;
-  let worker: RunningWorker | undefined;
-  let timedOut: Error | undefined;
-  let failuresLeft = 0;
-  let stores = 0;
-
-  before(async () => {
-    const client = new pg.Client({ connectionString: shared.url });
-    await client.connect();
-    try {
+  const failing = useStoreFailing(
+    '57014',
+    async (client) => {
       await client.query('SET statement_timeout = 1');
-      timedOut = await client.query('SELECT pg_sleep(1)').then(
-        () => undefined,
-        (error: unknown) => error as Error,
-      );
-    } finally {
-      await client.end();
-    }
-    expect((timedOut as { code?: string } | undefined)?.code).to.equal('57014');
-    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    const { storage } = suite;
-    const events = withMethod(storage.events, 'store', (store) => (...args) => {
-      stores += 1;
-      if (failuresLeft <= 0) return store(...args);
-      failuresLeft -= 1;
-      return Promise.reject(timedOut!);
-    });
-    worker = await quietWorker(
-      queue,
-      { ...storage, events, ping: () => storage.ping() },
-      { storageBusyFirstWaitMs: 10 },
-    );
-  });
-  after(async function () {
-    this.timeout(30_000);
-    await worker?.close();
-  });
+      await client.query('SELECT pg_sleep(1)');
+    },
+    { storageBusyFirstWaitMs: 10 },
+  );
 
   it('waits and runs the job again without spending an attempt', async function () {
     this.timeout(30_000);
-    failuresLeft = 4;
-    stores = 0;
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-busy' })), {
+    failing.failuresLeft = 4;
+    failing.stores = 0;
+    const job = await failing.queue!.add(jobDataOf(commentEvent({ commentId: 'cm-busy' })), {
       ...webhookJobOptions,
       attempts: 3,
       backoff: { type: 'fixed', delay: 10 },
     });
     expect(await settled(job)).to.equal('completed');
-    expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
-    expect(stores).to.equal(5);
+    expect((await failing.queue!.getJob(job.id))?.attemptsMade).to.equal(0);
+    expect(failing.stores).to.equal(5);
   });
 
   it('but spends attempts on a job whose statements always run out of time, so it cannot wait for ever', async function () {
     this.timeout(30_000);
-    failuresLeft = Number.POSITIVE_INFINITY;
-    stores = 0;
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-always-busy' })), {
+    failing.failuresLeft = Number.POSITIVE_INFINITY;
+    failing.stores = 0;
+    const job = await failing.queue!.add(jobDataOf(commentEvent({ commentId: 'cm-always-busy' })), {
       ...webhookJobOptions,
       attempts: 2,
       backoff: { type: 'fixed', delay: 10 },
     });
     expect(await settled(job)).to.equal('failed');
     // Each attempt: the first run and 6 more after waits.
-    expect(stores).to.equal(14);
-    failuresLeft = 0;
+    expect(failing.stores).to.equal(14);
+    failing.failuresLeft = 0;
   });
 });
 
