@@ -1,5 +1,6 @@
 import type Bull from 'bull';
 import { Cluster } from 'ioredis';
+import { internalsOf } from '../../shared/queue/bull-queue-internals.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import {
   webhookJobOptions,
@@ -118,13 +119,6 @@ interface WithEnqueueCommand {
   [commandName](numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
 }
 
-/** The parts of bull's Queue its type declarations leave out: key names and the event token. */
-interface BullQueueInternals {
-  readonly keys: Record<'wait' | 'paused' | 'meta-paused', string>;
-  readonly token: string;
-  toKey(id: string): string;
-}
-
 const defined = new WeakSet<RedisClient>();
 
 /** Bull's name for jobs added without one (Job.DEFAULT_JOB_NAME). */
@@ -148,7 +142,7 @@ export async function enqueueMany(
 ): Promise<EnqueueOutcome[]> {
   if (jobs.length === 0) return [];
   const { redis } = target;
-  const queue = target.queue as unknown as BullQueueInternals;
+  const queue = internalsOf(target.queue);
   if (!defined.has(redis)) {
     redis.defineCommand(commandName, { lua: enqueueScript });
     defined.add(redis);

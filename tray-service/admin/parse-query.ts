@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { storableText } from '../domain/stored-text.ts';
 import { documentedAs } from '../http/api-schema/query-values.ts';
+import { firstIssue } from '../http/first-issue.ts';
 import { parseIsoTime } from './parse-iso-time.ts';
 
 /** What an input's members are called, and what the input as a whole is named and must be. */
@@ -23,10 +24,7 @@ export function parseQuery<S extends z.ZodType>(
 ): z.infer<S> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
-  // An unknown member first: zod reports the required ones it lacks before it, and a misspelt
-  // member is better named as sent than as the one it stands for, missing.
-  const { issues } = result.error;
-  const issue = issues.find((one) => one.code === 'unrecognized_keys') ?? issues[0];
+  const issue = firstIssue(result.error);
   if (issue?.code === 'unrecognized_keys') {
     throw new AppError('VALIDATION', `${issue.keys.join(', ')}: unknown ${what}`);
   }

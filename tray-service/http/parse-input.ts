@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError, invalidQueryToken } from '../../shared/errors/app-error.ts';
+import { firstIssue } from './first-issue.ts';
 
 /**
  * Validates untrusted input (query, body) before any of it reaches a query: a field of the wrong
@@ -14,10 +15,7 @@ export function parseInput<S extends z.ZodType>(
 ): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  // An unknown field first: zod reports the required ones it lacks before it, and a misspelt
-  // `targetID` is better named as sent than as a missing `targetId`.
-  const { issues } = result.error;
-  const issue = issues.find((one) => one.code === 'unrecognized_keys') ?? issues[0];
+  const issue = firstIssue(result.error);
   const top = issue?.path[0];
   if (typeof top === 'string' && tokenFields.includes(top)) throw invalidQueryToken(result.error);
   const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : where;

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { DEFAULT_STREAMS_PER_INSTANCE } from '../../shared/config/tray-stream-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../http/auth/ban-cache.ts';
@@ -49,9 +50,6 @@ export interface LiveTray {
   /** Announces this instance's own writes (read marks, delete-all, last-read) to every instance. */
   publisher: ChangePublisher;
 }
-
-/** STREAMS_PER_INSTANCE's default (shared/config/tray-stream-config.ts). */
-export const DEFAULT_STREAMS_PER_INSTANCE = 20_000;
 
 export function createLiveTray(deps: LiveTrayDeps): LiveTray {
   const now = deps.now ?? Date.now;

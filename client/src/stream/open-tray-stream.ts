@@ -125,6 +125,13 @@ async function* streamEvents(
    */
   let refusals = 0;
   /**
+   * The token asked for is the one after a wait: getToken may fail for the reason the stream
+   * waited (the network is down, and the app's own token endpoint with it), which would end the
+   * stream in the very outage it was to outlast. Such a failure is waited out as a connection's
+   * is; only the first token's failure, or one asked for after a 401, ends the iteration.
+   */
+  let askingAfterWait = false;
+  /**
    * After every wait: the token held may have expired while the stream waited. Asked for afresh,
    * not as a refused one: a token refused before the wait was replaced already, and a provider
    * told `refused` again would mint a new token after every wait of an outage.
@@ -135,13 +142,6 @@ async function* streamEvents(
     refusals = 0;
     askingAfterWait = true;
   };
-  /**
-   * The token asked for is the one after a wait: getToken may fail for the reason the stream
-   * waited (the network is down, and the app's own token endpoint with it), which would end the
-   * stream in the very outage it was to outlast. Such a failure is waited out as a connection's
-   * is; only the first token's failure, or one asked for after a 401, ends the iteration.
-   */
-  let askingAfterWait = false;
   /** Connection attempts since a stream was last served and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   try {

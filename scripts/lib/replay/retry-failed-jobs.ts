@@ -1,4 +1,5 @@
 import type Bull from 'bull';
+import { internalsOf } from '../../../shared/queue/bull-queue-internals.ts';
 
 export interface RetryCounts {
   moved: number;
@@ -37,12 +38,6 @@ redis.call('HDEL', KEYS[2], 'stalledCounter')
 return 1
 `;
 
-/** The parts of bull's Queue its type declarations leave out: key names. */
-interface QueueKeys {
-  readonly keys: Record<'failed', string>;
-  toKey(id: string): string;
-}
-
 /**
  * Moves each failed job back to waiting with its attempts counted afresh (FRESH_ATTEMPTS), then
  * bull's `job.retry()`: one Redis script that removes the id from the failed set and pushes it to
@@ -62,8 +57,8 @@ export async function retryFailedJobs(
       counts.skipped += 1;
     } else {
       try {
-        const keys = queue as unknown as QueueKeys;
-        await queue.client.eval(FRESH_ATTEMPTS, 2, keys.keys.failed, keys.toKey(id), id);
+        const internals = internalsOf(queue);
+        await queue.client.eval(FRESH_ATTEMPTS, 2, internals.keys.failed, internals.toKey(id), id);
         await job.retry();
         counts.moved += 1;
       } catch (error) {

@@ -147,12 +147,7 @@ const wasFetched = (cache: JWKSCacheInput): cache is ExportedJWKSCache => 'uat' 
  */
 function remoteKeys(
   url: URL,
-  options: {
-    retryMs: number;
-    maxAgeMs: number;
-    staleMaxMs: number;
-    logger?: Pick<Logger, 'warn'>;
-  },
+  options: { retryMs: number; maxAgeMs: number; staleMaxMs: number; logger?: Pick<Logger, 'warn'> },
 ): JWTVerifyGetKey {
   const { retryMs, maxAgeMs, staleMaxMs, logger } = options;
   let failedAt = Number.NEGATIVE_INFINITY;
