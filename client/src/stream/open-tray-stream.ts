@@ -24,7 +24,9 @@ export interface TrayStreamOptions {
   /**
    * A current bearer token for the user; asked again after every wait to reconnect (the token may
    * have expired meanwhile) and after a 401 (not a ban's), then with the token refused
-   * (`{ refused }`): return a new one. Its errors end the iteration.
+   * (`{ refused }`): return a new one. Its errors end the iteration, except one after a wait
+   * (its endpoint may be down in the outage the stream waited out): that one is waited out too,
+   * and told to `onError`.
    */
   getToken: GetToken;
   /** Defaults to the global fetch (Node 24, browsers). */
@@ -60,6 +62,14 @@ export interface TrayStreamOptions {
    * iteration ends.
    */
   onState?: (state: TrayStreamState) => void;
+  /**
+   * Told of each failure the stream waits out rather than ends on, before the wait (`retryInMs`):
+   * a connection that could not open (no answer, 429, 5xx: a TrayApiError or the fetch's error),
+   * a `getToken` that failed after a wait, the token just refused given back. An app that sees
+   * the same error over and over (its sign-in has ended) aborts `signal`; the stream itself goes
+   * on trying, as an outage of any length may end.
+   */
+  onError?: (error: unknown, retryInMs: number) => void;
 }
 
 /**
@@ -144,6 +154,14 @@ async function* streamEvents(
   };
   /** Connection attempts since a stream was last served and did not end on a damaged event, for the backoff. */
   let attempt = 0;
+  /** Tells onError, then waits out `error` as the backoff says (an onError that throws ends the iteration). */
+  const waitOut = async (error: unknown, retryAfterMs: number | undefined) => {
+    state('waiting');
+    const ms = reconnectWait(attempt, policy, retryAfterMs);
+    options.onError?.(error, ms);
+    await pause(ms, signal);
+    attempt += 1;
+  };
   try {
     while (!signal.aborted) {
       state('connecting');
@@ -156,9 +174,7 @@ async function* streamEvents(
         } catch (error) {
           if (signal.aborted) return;
           if (!askingAfterWait) throw error;
-          state('waiting');
-          await pause(reconnectWait(attempt, policy, undefined), signal);
-          attempt += 1;
+          await waitOut(error, undefined);
           continue;
         }
         askingAfterWait = false;
@@ -180,9 +196,7 @@ async function* streamEvents(
         if (refusals > 1 && token === refused && sameTokenWaits < MAX_SAME_TOKEN_WAITS) {
           // The very token refused, given back (a cache whose clock has not reached what the
           // service refuses it for): waited for, as an outage is, before asking again.
-          state('waiting');
-          await pause(reconnectWait(attempt, policy, undefined), signal);
-          attempt += 1;
+          await waitOut(connection.error, undefined);
           sameTokenWaits += 1;
         } else if (refusals > 1) throw connection.error;
         refused = token;
@@ -190,9 +204,7 @@ async function* streamEvents(
         continue;
       }
       if (connection.kind === 'unavailable') {
-        state('waiting');
-        await pause(reconnectWait(attempt, policy, connection.retryAfterMs), signal);
-        attempt += 1;
+        await waitOut(connection.error, connection.retryAfterMs);
         afterWait();
         continue;
       }

@@ -417,8 +417,31 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when the service refuses for now (503 with Retry-After)', () => {
+    it("tells onError of each refusal it waits out: the service's status and code, and the wait named", async () => {
+      const script = scriptedStream(
+        () => expect.fail('no ticket was sold'),
+        (res) => {
+          res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+          res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+        },
+      );
+      const told: { error: unknown; retryInMs: number }[] = [];
+      await open(script, {
+        reconnect: { initialMs: 200, maxMs: 5_000 },
+        onError: (error, retryInMs) => told.push({ error, retryInMs }),
+      });
+      await waitFor(() => told.length >= 2, 5_000, 'two refusals told');
+      for (const { error, retryInMs } of told) {
+        expect(error).to.be.instanceOf(TrayApiError).and.include({ status: 503, code: 503000 });
+        // Retry-After: 1, up to a fifth longer.
+        expect(retryInMs).to.be.within(1_000, 1_200);
+      }
+    });
+  });
+
   describe('when getToken fails after a wait (its own endpoint is down in the same outage)', () => {
-    it('waits it out with the backoff and opens once getToken answers; a failure of the first token ends it', async () => {
+    it('waits it out with the backoff, telling onError, and opens once getToken answers; a failure of the first token ends it', async () => {
       let streams = 0;
       const script = scriptedStream((res) => {
         res.writeHead(200, eventStreamHead);
@@ -426,16 +449,22 @@ describe('openTrayStream against a scripted event stream', function () {
         if (streams === 1) res.end();
       });
       let asked = 0;
+      const told: { message: string; retryInMs: number }[] = [];
       const { stream } = await open(script, {
         getToken: () => {
           asked += 1;
-          if (asked === 2 || asked === 3) return Promise.reject(new TypeError('fetch failed'));
+          if (asked === 2 || asked === 3) return Promise.reject(new TypeError(`fetch failed ${asked}`));
           return `token-${asked}`;
         },
+        onError: (error, retryInMs) => told.push({ message: (error as Error).message, retryInMs }),
       });
       expect((await stream.next('unread')).data).to.deep.equal(unread(1));
       await stream.next('unread', { match: (event) => event.data.totalUnreadCount === 2 });
       expect(asked).to.equal(4);
+      // The app learns why the stream waits (a sign-in that has ended would fail the same way for
+      // ever): each failure, with the wait before the next try, which grows.
+      expect(told.map((entry) => entry.message)).to.deep.equal(['fetch failed 2', 'fetch failed 3']);
+      for (const { retryInMs } of told) expect(retryInMs).to.be.within(10, 20);
       expect(stream.events.map((event) => event.event)).to.deep.equal(['unread', 'unread']);
 
       const failing = scriptedStream(() => expect.fail('no stream was opened'));
