@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../shared/address/parse-cidr.ts';
+import { firstTooWide, showCidr } from '../shared/address/too-wide.ts';
 import { parseTrustProxy } from './address/parse-trust-proxy.ts';
 import { parseRegions } from './allowlist/parse-regions.ts';
 import { ConfigError } from '../shared/errors/config-error.ts';
@@ -123,15 +124,17 @@ function refuseReplayableWindow(
 }
 
 /**
- * WEBHOOK_ALLOW_CIDRS: extra sender ranges. A /0 (also `::ffff:0.0.0.0/96`, read as IPv4's) would
- * allow every address while the configuration still reads as an allowlist; turning the check off
- * is `WEBHOOK_ALLOWLIST=off`, which says so and warns at start.
+ * WEBHOOK_ALLOW_CIDRS: extra sender ranges. A /0 (also `::ffff:0.0.0.0/96`, read as IPv4's), or
+ * ranges wider than one network's (0.0.0.0/1 and 128.0.0.0/1 are every address too), would allow
+ * much or all of the internet while the configuration still reads as an allowlist; turning the
+ * check off is `WEBHOOK_ALLOWLIST=off`, which says so and warns at start.
  */
 function parseAllowCidrs(text: string): Cidr[] {
   const cidrs = parseCidrList(text);
-  if (cidrs.some((cidr) => cidr.prefix === 0))
+  const wide = firstTooWide(cidrs, 'allows');
+  if (wide)
     throw new Error(
-      'a /0 range allows every address; to accept any sender, set WEBHOOK_ALLOWLIST=off instead',
+      `"${showCidr(wide.cidr)}" ${wide.reason}; to accept any sender, set WEBHOOK_ALLOWLIST=off instead`,
     );
   return cidrs;
 }

@@ -1,4 +1,5 @@
 import { parseCidr, parseCidrList, type Cidr } from '../../shared/address/parse-cidr.ts';
+import { firstTooWide, showCidr } from '../../shared/address/too-wide.ts';
 
 /**
  * Which proxies in front of the receiver may tell it the client's address (X-Forwarded-For).
@@ -13,7 +14,8 @@ const loopback = ['127.0.0.0/8', '::1/128'].map(parseCidr);
 /**
  * Parses TRUST_PROXY: `off` (or unset), `loopback`, or a comma-separated list of proxy
  * addresses/CIDRs. "Trust everything" (`true`, `all`, `0.0.0.0/0`, `::/0`) is refused: it would let
- * any client pick the address the allowlist checks. So is a hop count: it trusts the header
+ * any client pick the address the allowlist checks; so is any range wider than one network's
+ * (shared/address/too-wide.ts), which does the same for a share of the internet. So is a hop count: it trusts the header
  * whoever connects, and a client reaching the receiver directly could name any address.
  */
 export function parseTrustProxy(text: string): TrustProxy {
@@ -34,8 +36,11 @@ export function parseTrustProxy(text: string): TrustProxy {
     .split(',')
     .map((entry) => entry.trim())
     .flatMap((entry) => (entry === 'loopback' ? loopback : parseCidrList(entry)));
-  if (cidrs.some((cidr) => cidr.prefix === 0)) {
-    throw new Error('a /0 range trusts every address and would let any client choose its address');
+  const wide = firstTooWide(cidrs, 'trusts');
+  if (wide) {
+    throw new Error(
+      `"${showCidr(wide.cidr)}" ${wide.reason}: any client there could choose its address; give the proxies' own ranges`,
+    );
   }
   return { kind: 'cidrs', cidrs };
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { parseCidr, parseCidrList } from '../address/parse-cidr.ts';
+import { firstTooWide, showCidr } from '../address/too-wide.ts';
 import { positiveInt } from './env-types.ts';
 
 /**
  * TRUST_PROXY of the tray service: `off`, `loopback`, or proxy addresses/CIDRs (as Express's
  * `trust proxy` reads them). X-Forwarded-For then counts only when the connection comes from one
  * of them. A hop count, `true` or a /0 (also one written as an IPv4-mapped IPv6 range) would let
- * any client pick its own address. Entries are read as the receiver reads its TRUST_PROXY
+ * any client pick its own address, and a range wider than one network's (shared/address) would
+ * let a share of the internet do so. Entries are read as the receiver reads its TRUST_PROXY
  * (parseCidr); the list is handed to Express as written.
  */
 export function parseTrayTrustProxy(text: string): string[] {
@@ -27,8 +29,9 @@ export function parseTrayTrustProxy(text: string): string[] {
     // The receiver's rule (shared/address): canonical forms only, and an IPv4-mapped range read
     // as the IPv4 range it maps, as Express's proxy-addr reads it: `::ffff:0.0.0.0/96` is
     // 0.0.0.0/0 there, which a check of the prefix as written (96) let through.
-    if (parseCidr(entry).prefix === 0) {
-      throw new Error(`"${entry}" trusts every address and would let any client choose its address`);
+    const wide = firstTooWide([parseCidr(entry)], 'trusts');
+    if (wide) {
+      throw new Error(`"${entry}" ${wide.reason}: any client there could choose its address`);
     }
   }
   return entries;
@@ -59,8 +62,8 @@ export const trayAbuseShape = {
     .transform((value, ctx) => {
       try {
         const ranges = parseCidrList(value);
-        const everyone = ranges.find((range) => range.prefix === 0);
-        if (everyone) throw new Error('a /0 exempts every address; list the app back ends only');
+        const wide = firstTooWide(ranges, 'exempts');
+        if (wide) throw new Error(`"${showCidr(wide.cidr)}" ${wide.reason}; list the app back ends only`);
         return ranges;
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: (error as Error).message });

@@ -59,10 +59,22 @@ describe('receiver configuration', () => {
     ['WEBHOOK_REGIONS', 'eu,ap', '"ap" is not a region'],
     ['WEBHOOK_ALLOW_CIDRS', '10.0.0.0/8, 2130706433', '"2130706433" is not an IP address'],
     // Allowing every address is WEBHOOK_ALLOWLIST=off, which says so and warns.
-    ['WEBHOOK_ALLOW_CIDRS', '0.0.0.0/0', 'a /0 range allows every address'],
-    ['WEBHOOK_ALLOW_CIDRS', '10.0.0.0/8, ::/0', 'a /0 range allows every address'],
-    ['WEBHOOK_ALLOW_CIDRS', '::ffff:0.0.0.0/96', 'a /0 range allows every address'],
-    ['TRUST_PROXY', '0.0.0.0/0', 'a /0 range trusts every address'],
+    ['WEBHOOK_ALLOW_CIDRS', '0.0.0.0/0', '"0.0.0.0/0" allows every address'],
+    ['WEBHOOK_ALLOW_CIDRS', '10.0.0.0/8, ::/0', '"::/0" allows every address'],
+    ['WEBHOOK_ALLOW_CIDRS', '::ffff:0.0.0.0/96', '"0.0.0.0/0" allows every address'],
+    // Two halves are every address as a /0 is; any range wider than one network's is refused.
+    [
+      'WEBHOOK_ALLOW_CIDRS',
+      '0.0.0.0/1,128.0.0.0/1',
+      '"0.0.0.0/1" is wider than /8 (IPv6: /7) and allows a share of the internet',
+    ],
+    ['WEBHOOK_ALLOW_CIDRS', '2000::/3', '"2000::/3" is wider than /8 (IPv6: /7)'],
+    ['TRUST_PROXY', '0.0.0.0/0', '"0.0.0.0/0" trusts every address'],
+    [
+      'TRUST_PROXY',
+      '128.0.0.0/1, 0.0.0.0/1',
+      '"128.0.0.0/1" is wider than /8 (IPv6: /7) and trusts a share of the internet',
+    ],
     ['TRUST_PROXY', '1', '"1": a hop count trusts X-Forwarded-For from any client'],
     ['WEBHOOK_ENQUEUE_TIMEOUT_MS', '5000', 'expected a whole number from 1 to 1000'],
     ['WEBHOOK_PATH', 'webhooks', 'expected a path starting with "/"'],

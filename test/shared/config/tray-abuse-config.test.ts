@@ -43,7 +43,13 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
   });
 
   const bad: [Record<string, string>, RegExp][] = [
-    [{ AUTH_FAILURE_EXEMPT: '0.0.0.0/0' }, /AUTH_FAILURE_EXEMPT: a \/0 exempts every address/],
+    [{ AUTH_FAILURE_EXEMPT: '0.0.0.0/0' }, /AUTH_FAILURE_EXEMPT: "0.0.0.0\/0" exempts every address/],
+    // Two halves are every address as a /0 is; any range wider than one network's is refused.
+    [
+      { AUTH_FAILURE_EXEMPT: '0.0.0.0/1,128.0.0.0/1' },
+      /AUTH_FAILURE_EXEMPT: "0.0.0.0\/1" is wider than \/8 \(IPv6: \/7\) and exempts a share of the internet/,
+    ],
+    [{ AUTH_FAILURE_EXEMPT: '8000::/1' }, /AUTH_FAILURE_EXEMPT: "8000::\/1" is wider than/],
     [
       { AUTH_FAILURE_EXEMPT: 'backend.internal' },
       /AUTH_FAILURE_EXEMPT: "backend.internal" is not an IP address/,
@@ -52,6 +58,12 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     [{ TRUST_PROXY: '1' }, /TRUST_PROXY: "1" would trust X-Forwarded-For from any client/],
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY: "true" would trust/],
     [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY: "0.0.0.0\/0" trusts every address/],
+    [
+      { TRUST_PROXY: '0.0.0.0/1, 128.0.0.0/1' },
+      /TRUST_PROXY: "0.0.0.0\/1" is wider than \/8 \(IPv6: \/7\) and trusts a share of the internet/,
+    ],
+    [{ ADMIN_TRUST_PROXY: '::/1,8000::/1' }, /ADMIN_TRUST_PROXY: "::\/1" is wider than/],
+    [{ TRUST_PROXY: '::ffff:0.0.0.0/97' }, /TRUST_PROXY: "::ffff:0.0.0.0\/97" is wider than/],
     [{ TRUST_PROXY: 'proxy.internal' }, /TRUST_PROXY: "proxy.internal" is not an IP address or CIDR/],
     // IPv4-mapped: Express's proxy-addr reads it as 0.0.0.0/0, trusting every client's header.
     [{ TRUST_PROXY: '::ffff:0.0.0.0/96' }, /TRUST_PROXY: "::ffff:0.0.0.0\/96" trusts every address/],
