@@ -212,3 +212,41 @@ conformanceCase(
     expect(again).to.deep.equal({ inserted: 0, updated: 0, unchanged: 1 });
   },
 );
+
+conformanceCase(
+  'memberships: a later list names again a member who left since the last import: a member from its time, the join before it kept',
+  async (context) => {
+    const c = community(context);
+    const line = (user: string) => ({ communityId: c.communityId, userId: context.id(user), since: at(0) });
+    expect(await context.storage.members.importBatch([line('ana'), line('ben')], at(1))).to.deep.equal({
+      inserted: 2,
+      updated: 0,
+      unchanged: 0,
+    });
+    // Both leave through the worker; Ben leaves again after the next list's time.
+    await c.membership('ana', false, 2);
+    await c.membership('ben', false, 2);
+    await c.membership('ben', true, 3);
+    await c.membership('ben', false, 5);
+    // Ana is not a member at the new list's time: she is again from it. Ben's leave after that
+    // time stands. Listed again at the same time, nothing changes.
+    expect(await context.storage.members.importBatch([line('ana'), line('ben')], at(4))).to.deep.equal({
+      inserted: 0,
+      updated: 1,
+      unchanged: 1,
+    });
+    expect(await context.storage.members.importBatch([line('ana')], at(4))).to.deep.equal({
+      inserted: 0,
+      updated: 0,
+      unchanged: 1,
+    });
+    await c.posts([c.post('cid', 6)]);
+    expect(await c.postRecord('ana')).to.include({ lastActionId: context.id('p-cid-6') });
+    expect(await c.postRecord('ben')).to.equal(undefined);
+    // The first membership stays as it was: a post from before the leave, arriving late, still
+    // reaches her; one from while she was away does not.
+    await c.posts([c.post('dee', 1.5), c.post('eve', 3)]);
+    const record = await c.postRecord('ana');
+    expect(actorIdsOf(record)).to.include(context.id('dee')).and.not.include(context.id('eve'));
+  },
+);

@@ -1,7 +1,15 @@
-import type { AnyBulkWriteOperation, Collection } from 'mongodb';
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
+import {
+  isMemberAt,
+  membershipIntervals,
+  type MembershipEdge,
+} from '../../../domain/membership-intervals.ts';
+import { MEMBERSHIPS, MEMBERSHIP_CHANGES } from '../collection-names.ts';
 import { onlyDuplicateKeys } from '../compare-and-set/is-duplicate-key.ts';
-import type { MembershipDoc } from './memberships-collection.ts';
-import { planMemberImport, type MemberRow, type MemberState } from './plan-member-import.ts';
+import type { MembershipChangeDoc } from './membership-changes-collection.ts';
+import { importedEdges } from './membership-changes.ts';
+import { membershipId, type MembershipDoc } from './memberships-collection.ts';
+import { planMemberImport, type KnownMember, type MemberRow } from './plan-member-import.ts';
 
 export interface BatchCounts {
   inserted: number;
@@ -10,40 +18,48 @@ export interface BatchCounts {
 }
 
 /**
- * Reads the memberships stored as left, once, before the import: the only existing documents an
- * import may change. Everything else is an insert-if-absent, so the import needs no per-row read
- * (FerretDB answers each point query with a scan; one scan in total keeps a 50,000-line import fast).
+ * The members who left before `asOf` (membershipId): a stored leave before it, or an imported
+ * membership stored as left before it. Read once per import, as two scans by field on FerretDB
+ * (which answers each point query with a scan): every other imported member is one at `asOf`,
+ * so a batch reads the state of these only, and a 50,000-line import needs no read per row.
  */
-export async function loadInactiveMembers(
-  members: Collection<MembershipDoc>,
-  asOf: number,
-): Promise<Map<string, MemberState>> {
-  const inactive = new Map<string, MemberState>();
-  const cursor = members.find(
-    { active: false, updatedAt: { $lt: asOf } },
-    { projection: { _id: 1, active: 1, since: 1, updatedAt: 1 } },
-  );
-  for await (const doc of cursor) inactive.set(doc._id, doc);
-  return inactive;
+export async function loadLeftMembers(db: Db, asOf: number): Promise<Set<string>> {
+  const left = new Set<string>();
+  const changes = db
+    .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+    .find({ joined: false, at: { $lt: asOf } }, { projection: { _id: 0, member: 1 } });
+  for await (const change of changes) left.add(change.member);
+  const imported = db
+    .collection<MembershipDoc>(MEMBERSHIPS)
+    .find({ active: false, updatedAt: { $lt: asOf } }, { projection: { _id: 1 } });
+  for await (const doc of imported) left.add(doc._id);
+  return left;
 }
 
 /**
- * One batch in at most two round trips. A document someone else wrote in between (the worker
- * applying a join or leave) keeps that newer state and counts as unchanged.
+ * One batch in at most four round trips: the state of its members who left before `asOf` (their
+ * imported membership and stored changes, folded as the fan-out folds them), then the inserts and
+ * the compare-and-set updates. A document someone else wrote in between (another import) keeps
+ * that state and counts as unchanged; a join or leave the worker stores meanwhile is folded with
+ * the import by time, whichever was written first.
  */
 export async function applyMemberBatch(
-  members: Collection<MembershipDoc>,
+  db: Db,
   rows: readonly MemberRow[],
-  inactive: ReadonlyMap<string, MemberState>,
+  left: ReadonlySet<string>,
   asOf: number,
 ): Promise<BatchCounts> {
-  const plan = planMemberImport(rows, inactive, asOf);
+  const members = db.collection<MembershipDoc>(MEMBERSHIPS);
+  const ids = [...new Set(rows.map((row) => membershipId(row.communityId, row.userId)))].filter((id) =>
+    left.has(id),
+  );
+  const plan = planMemberImport(rows, await knownMembers(db, ids, asOf), asOf);
   const counts: BatchCounts = { inserted: 0, updated: 0, unchanged: plan.unchanged };
   if (plan.inserts.length > 0) {
     try {
       counts.inserted = (await members.insertMany(plan.inserts, { ordered: false })).insertedCount;
     } catch (error) {
-      // Already there: an active member, or one who left after the list was taken.
+      // Already there: a member at `asOf` (not in `left`), or one another import wrote meanwhile.
       if (!onlyDuplicateKeys(error)) throw error;
       counts.inserted = (error as { insertedCount?: number }).insertedCount ?? 0;
     }
@@ -60,4 +76,34 @@ export async function applyMemberBatch(
     counts.unchanged += plan.updates.length - counts.updated;
   }
   return counts;
+}
+
+/** The imported membership of each of `ids` and whether they are members at `asOf`. */
+async function knownMembers(db: Db, ids: readonly string[], asOf: number): Promise<Map<string, KnownMember>> {
+  const known = new Map<string, KnownMember>();
+  if (ids.length === 0) return known;
+  // membershipId and a change's `member` are the same JSON pair.
+  const [imported, changes] = await Promise.all([
+    db
+      .collection<MembershipDoc>(MEMBERSHIPS)
+      .find({ _id: { $in: [...ids] } }, { projection: { _id: 1, active: 1, since: 1, updatedAt: 1 } })
+      .toArray(),
+    db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .find({ member: { $in: [...ids] } }, { projection: { _id: 0, member: 1, joined: 1, at: 1 } })
+      .toArray(),
+  ]);
+  const importedById = new Map(imported.map((doc) => [doc._id, doc]));
+  const edgesById = new Map<string, MembershipEdge[]>();
+  for (const change of changes) {
+    const edges = edgesById.get(change.member);
+    if (edges) edges.push(change);
+    else edgesById.set(change.member, [change]);
+  }
+  for (const id of ids) {
+    const doc = importedById.get(id);
+    const edges = [...(edgesById.get(id) ?? []), ...(doc ? importedEdges(doc) : [])];
+    known.set(id, { imported: doc, memberAtAsOf: isMemberAt(membershipIntervals(edges), asOf) });
+  }
+  return known;
 }

@@ -327,7 +327,9 @@ export async function memberChangesFingerprint(db: Db, communityId: string, user
  * An imported member is one as of the list's time (`updatedAt`): a leave stored before it is
  * overridden, one after it stands (npm run import-members' rule).
  */
-function importedEdges(member: Pick<MembershipDoc, 'since' | 'active' | 'updatedAt'>): MembershipEdge[] {
+export function importedEdges(
+  member: Pick<MembershipDoc, 'since' | 'active' | 'updatedAt'>,
+): MembershipEdge[] {
   return [
     { joined: true, at: member.since },
     { joined: member.active, at: member.updatedAt },

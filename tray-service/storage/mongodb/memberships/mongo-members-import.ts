@@ -1,26 +1,22 @@
 import type { Db } from 'mongodb';
-import { MEMBERSHIPS } from '../collection-names.ts';
-import { type MembershipDoc } from './memberships-collection.ts';
 import type { MembersImportPort } from '../../port.ts';
-import { applyMemberBatch, loadInactiveMembers } from './apply-member-batch.ts';
-import type { MemberState } from './plan-member-import.ts';
+import { applyMemberBatch, loadLeftMembers } from './apply-member-batch.ts';
 
 /**
- * The storage port's membership import on MongoDB (community_members). The memberships stored as
- * left are read once per import (one `asOf`), not once per batch: FerretDB answers that read with
- * a scan. Only the import writes community_members, so the set read stays true for its batches.
+ * The storage port's membership import on MongoDB (community_members). The members who left before
+ * the list's time are read once per import (one `asOf`), not once per batch: FerretDB answers that
+ * read with a scan. A leave stored while the import runs is folded with it by time.
  */
 export function createMongoMembersImport(db: Db): MembersImportPort {
-  const members = db.collection<MembershipDoc>(MEMBERSHIPS);
-  let loaded: { asOf: number; inactive: Promise<Map<string, MemberState>> } | undefined;
+  let loaded: { asOf: number; left: Promise<Set<string>> } | undefined;
   return {
     async importBatch(batch, asOf) {
       if (loaded?.asOf !== asOf) {
-        const inactive = loadInactiveMembers(members, asOf);
-        loaded = { asOf, inactive };
+        const left = loadLeftMembers(db, asOf);
+        loaded = { asOf, left };
         // A failed read is not kept: the next batch reads again.
-        inactive.catch(() => {
-          if (loaded?.inactive === inactive) loaded = undefined;
+        left.catch(() => {
+          if (loaded?.left === left) loaded = undefined;
         });
       }
       const rows = batch.map((member) => ({
@@ -28,7 +24,7 @@ export function createMongoMembersImport(db: Db): MembersImportPort {
         userId: member.userId,
         joinedAt: member.since,
       }));
-      return applyMemberBatch(members, rows, await loaded.inactive, asOf);
+      return applyMemberBatch(db, rows, await loaded.left, asOf);
     },
   };
 }

@@ -11,26 +11,40 @@ export interface MemberRow {
 /** A membership's state as the import needs it. */
 export type MemberState = Pick<MembershipDoc, 'active' | 'since' | 'updatedAt'>;
 
+/**
+ * What the tray knows of a member who may not be one at the list's time: their imported
+ * membership, if any, and whether the fold of it with their stored joins and leaves makes them a
+ * member at `asOf`.
+ */
+export interface KnownMember {
+  imported: MemberState | undefined;
+  memberAtAsOf: boolean;
+}
+
 export interface MemberImportPlan {
   /** Inserted only if absent (a unique-key miss means it exists: left as it is). */
   inserts: MembershipDoc[];
-  /** Compare-and-set reactivations: applied only if the document still has `expect`'s values. */
+  /** Compare-and-set changes: applied only if the document still has `expect`'s values. */
   updates: { id: string; expect: Pick<MembershipDoc, 'active' | 'updatedAt'>; set: Partial<MembershipDoc> }[];
   /** Rows that change nothing (repeated in the batch, or a newer state exists). */
   unchanged: number;
 }
 
 /**
- * Pure: what an import of `rows` (the member list as of `asOf`) changes. `inactive` holds the
- * memberships that are stored as left. Rules:
- * - absent: becomes an active member since `joinedAt` (or `asOf`);
- * - left before `asOf`: the list is newer, so active again since `joinedAt` (or `asOf`);
- * - left after `asOf`, or already active: left as it is (never downgrade a newer state, and an
- *   active member keeps the `since` the tray knows). So re-importing a file changes nothing.
+ * Pure: what an import of `rows` (the member list as of `asOf`) changes, by the PostgreSQL
+ * adapter's rule. `known` holds the members who left before `asOf` (any other imported member is
+ * one at `asOf`). Rules:
+ * - not imported before: becomes a member since `joinedAt` (or `asOf`);
+ * - imported, but not a member at `asOf` (a leave before it): the list is newer, so a member again
+ *   from `asOf`; the join time the tray has is kept, so the earlier membership stays as it was
+ *   (a membership stored as left before joins and leaves were change documents is active again
+ *   since `joinedAt`);
+ * - a member at `asOf`, or imported as of a later time: left as it is (never downgrade a newer
+ *   state). So re-importing a file changes nothing.
  */
 export function planMemberImport(
   rows: readonly MemberRow[],
-  inactive: ReadonlyMap<string, MemberState>,
+  known: ReadonlyMap<string, KnownMember>,
   asOf: number,
 ): MemberImportPlan {
   const plan: MemberImportPlan = { inserts: [], updates: [], unchanged: 0 };
@@ -43,8 +57,8 @@ export function planMemberImport(
     }
     seen.add(id);
     const since = row.joinedAt ?? asOf;
-    const left = inactive.get(id);
-    if (!left) {
+    const member = known.get(id);
+    if (!member?.imported) {
       plan.inserts.push({
         _id: id,
         communityId: row.communityId,
@@ -53,8 +67,13 @@ export function planMemberImport(
         since,
         updatedAt: asOf,
       });
-    } else if (left.updatedAt < asOf) {
-      plan.updates.push({ id, expect: left, set: { active: true, since, updatedAt: asOf } });
+    } else if (!member.memberAtAsOf && member.imported.updatedAt < asOf) {
+      const { imported } = member;
+      plan.updates.push({
+        id,
+        expect: { active: imported.active, updatedAt: imported.updatedAt },
+        set: imported.active ? { updatedAt: asOf } : { active: true, since, updatedAt: asOf },
+      });
     } else {
       plan.unchanged += 1;
     }
