@@ -7,16 +7,30 @@
 // as "exit now" instead of draining. So the stack runs in a process group of its own (detached)
 // and this process, the only one the terminal signals, passes each signal on exactly once: the
 // first Ctrl-C drains and stops everything, a second one makes the services exit at once.
+//
+// npm passes a signal on to the command it runs. Where npm's shell execs the command (bash: /bin/sh
+// on Fedora and macOS, or npm's script-shell) that command is this process, which the terminal
+// signalled too: one Ctrl-C arrives twice, within milliseconds, and would be taken as two. Signals
+// that close together are passed on as one; a person's second Ctrl-C comes later.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+
+/** Signals closer than this to the last one passed on are the same Ctrl-C. */
+const SAME_SIGNAL_MS = 250;
 
 const stack = spawn(process.execPath, [join(import.meta.dirname, 'lib', 'dev-stack-run.ts')], {
   detached: true,
   stdio: ['ignore', 'inherit', 'inherit'],
 });
+let passedAt = -Infinity;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  // A closed terminal (SIGHUP) stops the stack like Ctrl-C does.
-  process.on(signal, () => stack.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal));
+  process.on(signal, () => {
+    const now = performance.now();
+    if (now - passedAt < SAME_SIGNAL_MS) return;
+    passedAt = now;
+    // A closed terminal (SIGHUP) stops the stack like Ctrl-C does.
+    stack.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal);
+  });
 }
 stack.once('exit', (code, signal) => {
   // A stack that did not end by its own stop (killed, or crashed) may leave its servers and services
