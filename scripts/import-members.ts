@@ -2,7 +2,7 @@
  * Loads current community memberships so a new deployment knows who is in which community before
  * any join event arrives. Idempotent: re-importing the same file changes nothing.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, statSync, type Stats } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../shared/errors/usage-error.ts';
@@ -29,7 +29,8 @@ active member keeps the join time the tray already has: re-importing a file chan
 Options:
   --format csv|ndjson   file format (default: from the extension .csv/.ndjson/.jsonl)
   --as-of <time>        when the list was taken, ISO 8601 (default: the file's modification
-                        time, so a re-run of the same file reads it as of the same moment)
+                        time, so a re-run of the same file reads it as of the same moment;
+                        after editing the file, give the time the first run printed)
   --batch-size <n>      documents per database round trip (default: 1000)
   --max-errors <n>      invalid lines to print before only counting them (default: 20)
   -h, --help            show this help
@@ -71,18 +72,29 @@ async function main(): Promise<number> {
     throw new UsageError('--as-of: expected an ISO 8601 time');
   const batchSize = positiveInt(values['batch-size'], 'batch-size', 1000);
   const maxErrors = positiveInt(values['max-errors'], 'max-errors', 20);
-  let stats: { size: number; mtimeMs: number };
+  let stats: Stats;
   try {
     stats = statSync(file);
   } catch {
     throw new UsageError(`cannot read ${file}: no such file`);
   }
+  if (!stats.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
   const size = stats.size;
+  // A file that is no member list is refused before the storage is opened (and its schema updated).
+  if (format === 'csv') {
+    try {
+      csvColumns(withoutBom((await firstLine(file)) ?? ''));
+    } catch (error) {
+      throw new UsageError(`${file}: ${(error as Error).message}`);
+    }
+  }
   // No list is taken after its file was written. "Now" would move with every run: a re-run that
   // finishes an interrupted import would then read the list as newer than the leaves stored in
   // between, and bring those members back.
   const asOf = givenAsOf ?? Math.floor(stats.mtimeMs);
   const asOfSource = givenAsOf === undefined ? "the file's time" : '--as-of';
+  // Before anything changes: the time to give --as-of on a run after the file was edited.
+  process.stdout.write(`importing ${file} as of ${new Date(asOf).toISOString()} (${asOfSource})\n`);
 
   const storage = await openScriptStorage('import-members');
   const totals = {
@@ -121,8 +133,7 @@ async function main(): Promise<number> {
     for await (const read of lines) {
       lineNo += 1;
       bytes += Buffer.byteLength(read) + 1;
-      // Windows editors and spreadsheet exports start a UTF-8 file with a byte-order mark.
-      const line = lineNo === 1 ? read.replace(/^\uFEFF/, '') : read;
+      const line = lineNo === 1 ? withoutBom(read) : read;
       if (line.trim() === '') continue;
       if (format === 'csv' && !columns) {
         columns = csvColumns(line);
@@ -153,7 +164,29 @@ async function main(): Promise<number> {
       `${totals.inserted} inserted, ${totals.updated} updated, ${totals.unchanged} unchanged, ` +
       `${totals.invalid} invalid (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
   );
+  if (totals.invalid > 0 && givenAsOf === undefined) {
+    process.stderr.write(
+      `fix the invalid lines and run again with --as-of ${new Date(asOf).toISOString()}: ` +
+        "the edited file's newer time would bring back members who left since\n",
+    );
+  }
   return totals.invalid > 0 ? 3 : 0;
+}
+
+/** Windows editors and spreadsheet exports start a UTF-8 file with a byte-order mark. */
+const withoutBom = (line: string) => line.replace(/^\uFEFF/, '');
+
+/** The file's first line that is not blank, or undefined for a file of blank lines. */
+async function firstLine(file: string): Promise<string | undefined> {
+  const input = createReadStream(file, 'utf8');
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) if (line.trim() !== '') return line;
+    return undefined;
+  } finally {
+    lines.close();
+    input.destroy();
+  }
 }
 
 runCli(main);

@@ -80,6 +80,26 @@ describe('scripts/import-members.ts', function () {
       expect(again.stdout).to.include('2 lines, 0 inserted, 0 updated, 2 unchanged, 0 invalid');
       expect(await members().findOne({ _id: id })).to.include({ active: false, updatedAt: leftAt });
     });
+
+    // Fixing the invalid lines in an editor moves the file's time past the leaves stored since.
+    it('says the time it reads the list as before it starts, and with invalid lines, to run again with --as-of', async () => {
+      const file = join(dir, 'invalid-lines.csv');
+      writeFileSync(file, 'communityId,userId\nc-fix,u-ok\nc-fix\n');
+      const listTaken = Date.now() - 60_000;
+      utimesSync(file, listTaken / 1000, listTaken / 1000);
+      const shown = new Date(listTaken).toISOString();
+
+      const result = await run([file]);
+      expect(result.code).to.equal(3);
+      expect(result.stdout.split('\n')[0]).to.equal(`importing ${file} as of ${shown} (the file's time)`);
+      expect(result.stderr).to.include(
+        `fix the invalid lines and run again with --as-of ${shown}: the edited file's newer time would bring back members who left since`,
+      );
+      // Given --as-of, the time is the operator's: nothing more to say.
+      const given = await run([file, '--as-of', shown]);
+      expect(given.code).to.equal(3);
+      expect(given.stderr).not.to.include('run again with --as-of');
+    });
   });
 
   describe('with NDJSON, join times and existing memberships', () => {
@@ -262,12 +282,22 @@ describe('scripts/import-members.ts', function () {
       expect(result.code).to.equal(2);
       expect(result.stderr).to.include('--format: expected csv or ndjson');
     });
-    it('a CSV without the required header exits 1 naming the columns', async () => {
+    // Checked before the storage is opened (which would bring its schema up to date for nothing).
+    it('a CSV without the required header, or a folder, exits 2 naming the problem, and opens no storage', async () => {
       const file = join(dir, 'bad-header.csv');
       writeFileSync(file, 'community,user\nc,u\n');
-      const result = await run([file]);
-      expect(result.code).to.equal(1);
-      expect(result.stderr).to.include('the CSV header must name communityId and userId');
+      const unreachable = cleanEnv({ MONGODB_URI: 'mongodb://127.0.0.1:9/none', MONGODB_DB: mongo.dbName });
+      const result = await runScript('scripts/import-members.ts', [file], unreachable, 60_000);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(`${file}: the CSV header must name communityId and userId`);
+      const folder = await runScript(
+        'scripts/import-members.ts',
+        [dir, '--format', 'csv'],
+        unreachable,
+        60_000,
+      );
+      expect(folder.code).to.equal(2);
+      expect(folder.stderr).to.include(`cannot read ${dir}: not a file`);
     });
   });
 });
