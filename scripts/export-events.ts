@@ -111,8 +111,16 @@ async function exportTo(
   filter: EventsFilter,
   resume: boolean,
 ): Promise<number> {
-  const after = resume ? resumedAfter(partial, filter) : startAfresh(partial, filter);
+  // Files are touched only once the storage is open: a run that cannot reach it (or is
+  // misconfigured) must not remove the partial export of an earlier one.
   const storage = await openScriptStorage('export-events');
+  let after: ReturnType<typeof resumedAfter>;
+  try {
+    after = resume ? resumedAfter(partial, filter) : startAfresh(partial, filter);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const started = Date.now();
   const events = createEventsQuery(storage.events);
   const bar = progressBar('exporting', 'events');

@@ -120,6 +120,24 @@ describe('scripts/export-events.ts', function () {
       expect(existsSync(lock)).to.equal(false);
     });
 
+    // The storage is opened before any file is touched: a run that cannot reach it changes nothing.
+    it('leaves an interrupted export as it was when a fresh run cannot open the storage', async () => {
+      const out = await interrupted('kept-on-bad-config.ndjson', [], 500);
+      const before = readFileSync(`${out}.partial`, 'utf8');
+      const filters = readFileSync(`${out}.partial.filters.json`, 'utf8');
+      const failed = await runScript(
+        'scripts/export-events.ts',
+        ['--out', out, '--event', 'comment.didCreate'],
+        cleanEnv({ EVENTS_RETENTION_DAYS: '3650' }),
+      );
+      expect(failed.code).to.equal(2);
+      expect(readFileSync(`${out}.partial`, 'utf8')).to.equal(before);
+      expect(readFileSync(`${out}.partial.filters.json`, 'utf8')).to.equal(filters);
+      const resumed = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      expect(readLines(out)).to.have.lengthOf(1200);
+    });
+
     it('refuses a partial file whose filters are not known, without removing it', async () => {
       const out = await interrupted('no-filters.ndjson', [], 500);
       rmSync(`${out}.partial.filters.json`);
