@@ -250,3 +250,30 @@ conformanceCase(
     expect(actorIdsOf(record)).to.include(context.id('dee')).and.not.include(context.id('eve'));
   },
 );
+
+// MongoDB rewrites the records naming a deleted user a batch at a time (1,000), PostgreSQL a page
+// of members at a time (5,000): more records than one batch, each renamed once.
+conformanceCase(
+  'memberships: a deleted author of a post in a community of 1,200 members shows `Deleted user` in every member’s post record',
+  async (context) => {
+    const c = community(context);
+    const users = Array.from({ length: 1_200 }, (_, index) => `m-${String(index).padStart(4, '0')}`);
+    const imported = await context.storage.members.importBatch(
+      users.map((user) => ({ communityId: c.communityId, userId: context.id(user), since: at(0) })),
+      at(0),
+    );
+    expect(imported.inserted).to.equal(users.length);
+    await c.posts([c.post('xena', 1)]);
+    await context.storage.writes.applyProfiles(
+      [{ userId: context.id('xena'), displayName: 'Deleted user', deleted: true, at: at(2) }],
+      context.write(NOW),
+    );
+    const names: string[] = [];
+    for (let from = 0; from < users.length; from += 50) {
+      const records = await Promise.all(users.slice(from, from + 50).map((user) => c.postRecord(user)));
+      for (const record of records) names.push(record?.actors.map((actor) => actor.name).join() ?? 'none');
+    }
+    expect(new Set(names)).to.deep.equal(new Set(['Deleted user']));
+    expect(names).to.have.lengthOf(users.length);
+  },
+);

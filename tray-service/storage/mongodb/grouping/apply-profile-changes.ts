@@ -7,6 +7,7 @@ import { deletedActor } from '../../../domain/deleted-user.ts';
 import { renameActor } from './apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { inBatches } from '../compare-and-set/in-batches.ts';
 import { renameKeptActor } from './target-actions.ts';
 import { renameGroupActor } from './target-actors.ts';
 import { endMemberships } from '../memberships/membership-changes.ts';
@@ -105,17 +106,19 @@ export async function forgetDeletedUsers(
     await renameKeptActor(db, as);
     // Expired records are renamed too (none keeps the name), and told like the others: which of
     // them live streams hear of is the caller's to decide.
-    const touched = await records.find({ 'actors.userId': userId }).toArray();
-    await casUpdateRecords(
-      db,
-      touched.map((doc) => doc._id),
-      (_key, current) => (current ? renameActor(current, as) : 'unchanged'),
-      {
-        owner,
-        first: new Map(touched.map((doc) => [doc._id, doc])),
-        ...(now ? { now } : {}),
-        ...(onWritten ? { onWritten } : {}),
-      },
-    );
+    // A batch at a time: a user who posted in a large community is named in a record of each member.
+    await inBatches(records.find({ 'actors.userId': userId }), async (touched) => {
+      await casUpdateRecords(
+        db,
+        touched.map((doc) => doc._id),
+        (_key, current) => (current ? renameActor(current, as) : 'unchanged'),
+        {
+          owner,
+          first: new Map(touched.map((doc) => [doc._id, doc])),
+          ...(now ? { now } : {}),
+          ...(onWritten ? { onWritten } : {}),
+        },
+      );
+    });
   }
 }

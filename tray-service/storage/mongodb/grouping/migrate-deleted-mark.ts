@@ -1,7 +1,7 @@
-import type { AnyBulkWriteOperation, Db, FindCursor } from 'mongodb';
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS, USER_PROFILES } from '../collection-names.ts';
 import { deletedActor, showsDeleted } from '../../../domain/deleted-user.ts';
-import { MAX_BULK_OPERATIONS } from '../compare-and-set/coalesced-writes.ts';
+import { inBatches } from '../compare-and-set/in-batches.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { renameActor } from './apply-activity.ts';
@@ -94,17 +94,4 @@ function markActors(record: TrayRecordDoc, gone: ReadonlySet<string>): TrayRecor
     if (renamed !== 'unchanged') next = { ...renamed, version: record.version + 1 };
   }
   return next;
-}
-
-/** The cursor's documents, MAX_BULK_OPERATIONS at a time: memory stays bounded on any database. */
-async function inBatches<T>(cursor: FindCursor<T>, flush: (docs: T[]) => Promise<void>): Promise<void> {
-  let batch: T[] = [];
-  for await (const doc of cursor) {
-    batch.push(doc);
-    if (batch.length === MAX_BULK_OPERATIONS) {
-      await flush(batch);
-      batch = [];
-    }
-  }
-  if (batch.length > 0) await flush(batch);
 }
