@@ -1,11 +1,13 @@
 import {
+  MongoBulkWriteError,
+  MongoClientClosedError,
   MongoNetworkError,
   MongoNotConnectedError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
-  MongoWriteConcernError,
 } from 'mongodb';
+import { writeConcernFailureOf } from './compare-and-set/write-concern-failure.ts';
 
 /**
  * Server error codes with which MongoDB says "not now", never "this query is wrong": the codes the
@@ -46,22 +48,37 @@ const FERRETDB_INTERNAL_ERROR = 1;
 
 /** True for driver errors that mean "MongoDB cannot serve this now", as opposed to a bad query. */
 export function isMongoUnavailable(error: unknown): boolean {
+  const cause = unwrapped(error);
   if (
-    error instanceof MongoServerSelectionError ||
-    error instanceof MongoNetworkError ||
-    error instanceof MongoTopologyClosedError ||
-    error instanceof MongoNotConnectedError
+    cause instanceof MongoServerSelectionError ||
+    cause instanceof MongoNetworkError ||
+    cause instanceof MongoTopologyClosedError ||
+    cause instanceof MongoNotConnectedError ||
+    // A client closed under a running command: the heartbeat's reconnect (connect-mongo.ts).
+    cause instanceof MongoClientClosedError
   )
     return true;
-  if (!(error instanceof MongoServerError)) return false;
+  if (!(cause instanceof MongoServerError)) return false;
   // A write the server applied but no majority confirmed in time names its cause apart.
-  const code = error instanceof MongoWriteConcernError ? error.result.writeConcernError.code : error.code;
-  if (typeof code === 'number' && MONGO_UNAVAILABLE_CODES.has(code)) return true;
-  return error.code === FERRETDB_INTERNAL_ERROR && FERRETDB_BACKEND_DOWN.test(error.message);
+  const concern = writeConcernFailureOf(cause)?.code;
+  if (typeof concern === 'number' && MONGO_UNAVAILABLE_CODES.has(concern)) return true;
+  if (typeof cause.code === 'number' && MONGO_UNAVAILABLE_CODES.has(cause.code)) return true;
+  return cause.code === FERRETDB_INTERNAL_ERROR && FERRETDB_BACKEND_DOWN.test(cause.message);
+}
+
+/**
+ * The driver's own error a bulk write (insertMany, bulkWrite) wrapped: a network or server
+ * selection failure reaches the caller as a MongoBulkWriteError holding it, without its class.
+ */
+function unwrapped(error: unknown): unknown {
+  if (!(error instanceof MongoBulkWriteError)) return error;
+  const wrapped: unknown = error.errorResponse;
+  return wrapped instanceof Error && wrapped !== error ? wrapped : error;
 }
 
 /**
  * True for the driver's "the connection this ran on failed" (a subset of the above): the same
  * command on another connection may pass at once.
  */
-export const isMongoConnectionLost = (error: unknown): boolean => error instanceof MongoNetworkError;
+export const isMongoConnectionLost = (error: unknown): boolean =>
+  unwrapped(error) instanceof MongoNetworkError;

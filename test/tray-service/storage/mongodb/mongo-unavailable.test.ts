@@ -1,9 +1,67 @@
 import { expect } from 'chai';
-import { MongoNetworkError, MongoServerError, MongoWriteConcernError } from 'mongodb';
+import { createRequire } from 'node:module';
+import {
+  MongoBulkWriteError,
+  MongoClientClosedError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoWriteConcernError,
+  type BulkWriteResult,
+} from 'mongodb';
+import { ignoreDuplicates } from '../../../../tray-service/storage/mongodb/compare-and-set/ignore-duplicates.ts';
+import { insertOutcomes } from '../../../../tray-service/storage/mongodb/compare-and-set/insert-outcomes.ts';
 import {
   isMongoConnectionLost,
   isMongoUnavailable,
 } from '../../../../tray-service/storage/mongodb/mongo-unavailable.ts';
+
+// The driver's bulk-write classes it does not export, to build its errors as it does
+// (node_modules/mongodb/lib/bulk/common.js): the same classes, not look-alikes.
+const bulk = createRequire(import.meta.url)('mongodb/lib/bulk/common.js') as {
+  WriteConcernError: new (error: { code: number; errmsg: string }) => object;
+  WriteError: new (error: { code: number; index: number; errmsg: string }) => object;
+  BulkWriteResult: new (result: object, ordered: boolean) => BulkWriteResult;
+};
+const waitingForReplication = () =>
+  new bulk.WriteConcernError({ code: 64, errmsg: 'waiting for replication timed out' });
+const bulkResult = (writeErrors: object[], writeConcernErrors: object[]) =>
+  new bulk.BulkWriteResult(
+    {
+      ok: 1,
+      writeErrors,
+      writeConcernErrors,
+      insertedIds: [],
+      nInserted: 1,
+      nUpserted: 0,
+      nMatched: 0,
+      nModified: 0,
+      nRemoved: 0,
+      upserted: [],
+    },
+    false,
+  );
+/** What insertMany and bulkWrite throw (MongoBulkWriteError's callers in the driver). */
+const bulkErrors = () => {
+  const duplicate = new bulk.WriteError({ code: 11000, index: 0, errmsg: 'E11000 duplicate key error' });
+  return {
+    // Its only failure: the write concern's, on `err`, with no code of its own.
+    concernOnly: new MongoBulkWriteError(
+      waitingForReplication() as never,
+      bulkResult([], [waitingForReplication()]),
+    ),
+    // Some documents were duplicates too: those are reported, the write concern only in the result.
+    duplicatesAndConcern: new MongoBulkWriteError(
+      { message: 'E11000 duplicate key error', code: 11000, writeErrors: [duplicate] } as never,
+      bulkResult([duplicate], [waitingForReplication()]),
+    ),
+    duplicatesOnly: new MongoBulkWriteError(
+      { message: 'E11000 duplicate key error', code: 11000, writeErrors: [duplicate] } as never,
+      bulkResult([duplicate], []),
+    ),
+    // A driver failure before the server answered, wrapped.
+    network: new MongoBulkWriteError(new MongoNetworkError('connection reset') as never, bulkResult([], [])),
+  };
+};
 
 // What a replica set answers while it fails over or shuts down cannot be caught live here (FerretDB
 // has no replica set): the driver's own error classes, with the codes and messages such servers send.
@@ -51,6 +109,37 @@ describe('isMongoUnavailable', () => {
     ];
     expect(own.map(isMongoUnavailable)).to.deep.equal([false, false, false]);
     expect(isMongoUnavailable(new Error('anything else'))).to.equal(false);
+  });
+
+  it('takes a bulk write’s failures as a single write’s: its write concern’s, and the driver’s it wrapped', () => {
+    const errors = bulkErrors();
+    expect(isMongoUnavailable(errors.concernOnly)).to.equal(true);
+    expect(isMongoUnavailable(errors.duplicatesAndConcern)).to.equal(true);
+    expect(isMongoUnavailable(errors.network)).to.equal(true);
+    expect(isMongoConnectionLost(errors.network)).to.equal(true);
+    expect(isMongoUnavailable(errors.duplicatesOnly)).to.equal(false);
+    // A command running when the client was closed (the heartbeat's reconnect replaces it).
+    expect(isMongoUnavailable(new MongoClientClosedError())).to.equal(true);
+  });
+
+  it('never takes the survivors of a bulk insert for durable when its write concern failed beside duplicates', async () => {
+    const errors = bulkErrors();
+    expect(await ignoreDuplicates(Promise.reject(errors.duplicatesOnly))).to.deep.equal([0]);
+    expect(await insertOutcomes(Promise.reject(errors.duplicatesOnly), 2)).to.deep.equal([
+      'duplicate',
+      'inserted',
+    ]);
+    const thrown = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(await thrown(ignoreDuplicates(Promise.reject(errors.duplicatesAndConcern)))).to.equal(
+      errors.duplicatesAndConcern,
+    );
+    expect(await thrown(insertOutcomes(Promise.reject(errors.duplicatesAndConcern), 2))).to.equal(
+      errors.duplicatesAndConcern,
+    );
   });
 
   it('says apart a lost connection from a server that cannot serve', () => {

@@ -1,4 +1,5 @@
 import { isDuplicateKey, onlyDuplicateKeys, writeErrorsOf } from './is-duplicate-key.ts';
+import { writeConcernFailureOf } from './write-concern-failure.ts';
 
 /**
  * Awaits a write whose only expected failure is a duplicate key (an insert that lost a race, a
@@ -12,10 +13,8 @@ export async function ignoreDuplicates(write: Promise<unknown>): Promise<number[
   } catch (error) {
     const writeErrors = writeErrorsOf(error);
     if (writeErrors.length > 0) {
-      // A write concern error (`err`) means the surviving writes are not known to be durable.
-      const writeConcern =
-        typeof error === 'object' && error !== null && 'err' in error && Boolean(error.err);
-      if (!writeConcern && onlyDuplicateKeys(error))
+      // A write concern failure means the surviving writes are not known to be durable.
+      if (writeConcernFailureOf(error) === undefined && onlyDuplicateKeys(error))
         return writeErrors.map((w) => (w as { index?: number }).index ?? 0);
       throw error;
     }

@@ -1,4 +1,5 @@
 import { isDuplicateKey, writeErrorsOf } from './is-duplicate-key.ts';
+import { writeConcernFailureOf } from './write-concern-failure.ts';
 
 /** What became of one document of an unordered insert. */
 export type InsertOutcome = 'inserted' | 'duplicate' | { readonly refused: WriteErrorOf };
@@ -24,8 +25,7 @@ export async function insertOutcomes(write: Promise<unknown>, count: number): Pr
     return outcomes;
   } catch (error) {
     const writeErrors = writeErrorsOf(error) as readonly WriteErrorOf[];
-    const writeConcern = typeof error === 'object' && error !== null && 'err' in error && Boolean(error.err);
-    if (writeErrors.length === 0 || writeConcern) throw error;
+    if (writeErrors.length === 0 || writeConcernFailureOf(error) !== undefined) throw error;
     for (const writeError of writeErrors)
       outcomes[writeError.index ?? 0] = isDuplicateKey(writeError) ? 'duplicate' : { refused: writeError };
     return outcomes;
