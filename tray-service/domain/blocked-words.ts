@@ -2,7 +2,9 @@
  * Blocklisted words and their matching mode (docs/operations.md#moderation, `isMatchExactWord`):
  * `exact` matches the word standing alone (Unicode word boundaries), `contains` matches it
  * anywhere inside text ("spam" in "spammer"). Both are case-insensitive by full case folding
- * (foldCase: `straße` matches `STRASSE`), which a regular expression's `i` flag does not do.
+ * (foldCase: `straße` matches `STRASSE`), which a regular expression's `i` flag does not do, and
+ * blind to the two cheapest disguises: invisible format characters inside a word (`s\u200bpam`)
+ * and compatibility forms of its letters (fullwidth `ｓｐａｍ`, mathematical `𝐬𝐩𝐚𝐦`).
  */
 export type MatchMode = 'exact' | 'contains';
 
@@ -30,7 +32,8 @@ export function parseBlockedWord(raw: string, defaultMode: MatchMode): BlockedWo
     parsed = { word: entry, mode: defaultMode };
   }
   const word = parsed.word.trim().normalize('NFC');
-  return word === '' ? undefined : { word, mode: parsed.mode };
+  // A word of invisible characters only would fold to nothing, and match between any two.
+  return foldCase(word) === '' ? undefined : { word, mode: parsed.mode };
 }
 
 /** Parses configured entries (parseBlockedWord), skipping those without a word; each word once. */
@@ -63,16 +66,25 @@ const ascii = /^\p{ASCII}*$/u;
  * (Unicode's Turkic folding makes it `i`), and a final sigma `ς` is `σ` wherever it stands. NFC
  * again, as upper-casing can decompose (`ΐ`). Pieces keep a letter and its marks together, so NFC
  * never joins across two of them and the fold of a text is the concatenation of its pieces' folds.
+ * Format characters (zero-width space and joiners, soft hyphen, bidi marks) are dropped, and
+ * compatibility forms folded (NFKC), so a word cannot hide behind them.
  */
 function foldPiece(text: string): string {
-  return text
-    .replaceAll('\u0130', 'I')
-    .toLowerCase()
-    .toUpperCase()
-    .toLowerCase()
-    .replaceAll('\u03c2', '\u03c3')
-    .normalize('NFC');
+  return (
+    text
+      .replace(invisible, '')
+      // First: a compatibility form may fold to a capital (black-letter `ℌ` is `H`).
+      .normalize('NFKC')
+      .replaceAll('\u0130', 'I')
+      .toLowerCase()
+      .toUpperCase()
+      .toLowerCase()
+      .replaceAll('\u03c2', '\u03c3')
+      .normalize('NFC')
+  );
 }
+
+const invisible = /\p{Cf}/gu;
 
 function foldWithSpans(nfc: string): FoldedText {
   if (ascii.test(nfc)) return { folded: nfc.toLowerCase() };

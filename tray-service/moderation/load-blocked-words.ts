@@ -22,7 +22,10 @@ function checkListEntries(entries: readonly string[], mode: MatchMode): void {
   entries.forEach((entry, index) => {
     if (entry.trim() === '') refuse('MODERATION_WORDS', `entry ${index + 1} is empty (two commas in a row?)`);
     if (parseBlockedWord(entry, mode) === undefined) {
-      refuse('MODERATION_WORDS', `entry ${index + 1} has no word inside its * or = marker`);
+      refuse(
+        'MODERATION_WORDS',
+        `entry ${index + 1} has no word (only a * or = marker, or invisible characters)`,
+      );
     }
   });
 }
@@ -37,7 +40,10 @@ function fileEntries(file: string, text: string, mode: MatchMode): string[] {
     const entry = line.trim();
     if (entry === '' || entry.startsWith('#')) return;
     if (parseBlockedWord(entry, mode) === undefined) {
-      refuse('MODERATION_WORDS_FILE', `${file}:${index + 1}: no word inside its * or = marker`);
+      refuse(
+        'MODERATION_WORDS_FILE',
+        `${file}:${index + 1}: no word (only a * or = marker, or invisible characters)`,
+      );
     }
     entries.push(entry);
   });

@@ -91,6 +91,37 @@ describe('blocked words', () => {
       ]);
     });
 
+    // The cheapest disguises: a word broken by an invisible character, or written in look-alike
+    // compatibility forms of its own letters.
+    it('sees through format characters inside a word and compatibility forms of its letters', () => {
+      for (const mode of ['exact', 'contains'] as const) {
+        for (const text of [
+          's\u200bpam',
+          'sp\u00adam',
+          's\u2060p\u200da\u200cm',
+          'ｓｐａｍ',
+          'ＳＰＡＭ',
+          '𝐬𝐩𝐚𝐦',
+          'ｓ\u200bｐam',
+        ]) {
+          expect(find(['spam'], `buy ${text} now`, mode), `${mode}: ${JSON.stringify(text)}`).to.deep.equal([
+            'spam',
+          ]);
+        }
+      }
+      // Listed in such a form, a word matches its plain spelling too; a black-letter capital folds
+      // to its letter's case-folded form.
+      expect(find(['ｓｐａｍ'], 'SPAM')).to.deep.equal(['ｓｐａｍ']);
+      expect(find(['hello'], 'ℌello')).to.deep.equal(['hello']);
+      // Still whole words in exact mode, and the span covers the hidden characters.
+      expect(find(['spam'], 'spam\u200bmer')).to.deep.equal([]);
+      expect(compileBlockedWordMatcher(parseBlockedWords(['spam'], 'exact'))('a s\u200bpam')).to.deep.equal([
+        { word: 'spam', start: 2, end: 7 },
+      ]);
+      // A word of invisible characters only is no word.
+      expect(parseBlockedWord('\u200b\u200d', 'exact')).to.equal(undefined);
+    });
+
     it('lists a word once whatever its case: STRASSE and straße are one word', () => {
       expect(parseBlockedWords(['straße', 'STRASSE'], 'exact')).to.have.lengthOf(1);
     });
