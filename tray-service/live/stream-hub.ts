@@ -61,6 +61,11 @@ export interface StreamHubDeps {
    * SUBSCRIBER_PING_TIMEOUT_MS) takes it for dead and connects again (watchSubscriber).
    */
   subscriberPingTimeoutMs?: number;
+  /**
+   * How long a user's catch-up after the subscription comes back may hold its place in the pool
+   * (default RESYNC_CATCH_UP_MS); past it, the user's streams end and resume.
+   */
+  resyncCatchUpMs?: number;
 }
 
 export interface StreamHub {
@@ -88,6 +93,13 @@ const SUBSCRIBER_PING_TIMEOUT_MS = 10_000;
 
 /** Users caught up at once after the subscription comes back. */
 const RESYNC_PARALLEL = 8;
+/**
+ * How long one of them may hold its place. A client that reads a page now and then (never idle
+ * for the 10 s that end a stalled stream) or a read that hangs would otherwise hold it for as long
+ * as it lasts, and RESYNC_PARALLEL of them every user's live changes. Past it the streams end and
+ * resume from what they got: their own openings catch up the rest, outside the pool.
+ */
+const RESYNC_CATCH_UP_MS = 30_000;
 /** The reconnect hint of a stream ended by a failed opening or catch-up (spread up to twice as long). */
 const CATCH_UP_RETRY_MS = 2_000;
 /** Users counted by one statement at most. */
@@ -555,7 +567,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
             queueCount(userId);
             const sessions = (owed.get(userId) ?? []).filter((session) => !session.closed);
             try {
-              await catchUp(userId, sessions);
+              await boundedCatchUp(userId, sessions);
             } finally {
               for (const session of sessions) {
                 const owes = (owedResyncs.get(session) ?? 1) - 1;
@@ -571,6 +583,22 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         ),
       ),
     );
+  }
+
+  const resyncCatchUpMs = deps.resyncCatchUpMs ?? RESYNC_CATCH_UP_MS;
+  /** A resync's catchUp, for resyncCatchUpMs at most; then its streams end to resume, and it goes on to nothing. */
+  async function boundedCatchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), resyncCatchUpMs);
+    });
+    try {
+      const outcome = await Promise.race([catchUp(userId, sessions), late]);
+      if (outcome === 'late')
+        endToResume(sessions, 'resync catch-up', new Error(`still running after ${resyncCatchUpMs} ms`));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   const quietMs = deps.quietMs ?? QUIET_MS;

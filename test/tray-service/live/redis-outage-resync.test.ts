@@ -198,3 +198,55 @@ describe('live streams caught up after the subscription is replaced, many users 
     }
   });
 });
+
+// More users than the pool's places whose catch-ups never end (clients that read a little now and
+// then, or reads that hang): each holds its place for a bounded time, then its streams end and
+// resume (their own openings catch up, outside the pool), so the users after them are caught up.
+describe('live streams caught up after a Redis outage, more catch-ups stuck than the pool has places', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  /** While set, the catch-up reads of the users named `u-stuck-*` wait for it. */
+  let stuck: Promise<void> | undefined;
+  const live = useLiveOnOwnRedis(
+    'live-outage-stuck',
+    () =>
+      withCatchUpRead(suite.storage, async (userId, real) => {
+        if (userId.startsWith('u-stuck-')) await stuck;
+        return real(userId);
+      }),
+    { heartbeatMs: 15_000, quietMs: 3_600_000, resyncCatchUpMs: 500 },
+  );
+
+  it('ends the stuck ones’ streams to resume, and catches up the others', async () => {
+    const users = [...Array.from({ length: BUSY }, (_, i) => `u-stuck-${i}`), 'u-after'];
+    const streams = await openStreams(live.instance.base, users);
+    let release: () => void = () => undefined;
+    stuck = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await live.redisServer.stop();
+      await writeRecord(suite.storage, 'u-after', 'p-during', Date.now());
+      await live.restartRedis();
+      const got = await streams
+        .get('u-after')!
+        .next(
+          (event) => named('record')(event) && dataOf<NotificationRecord>(event).targetId === 'p-during',
+          { timeoutMs: 10_000 },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
+      expect(got, 'u-after got the record written during the outage').to.equal(true);
+      // The stuck users' streams were ended (to resume), not left waiting.
+      const ended = await Promise.race([
+        Promise.all(users.slice(0, BUSY).map((user) => streams.get(user)!.ended)).then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000)),
+      ]);
+      expect(ended, 'the stuck users’ streams ended').to.equal(true);
+    } finally {
+      stuck = undefined;
+      release();
+      for (const stream of streams.values()) stream.close();
+    }
+  });
+});
