@@ -4,6 +4,7 @@ import type { TrayVerb } from '../../../domain/tray-verb.ts';
 import type { LatestTimesPort, MarkedRecord, TrayRecordsPort } from '../../port.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
+import { inBatches } from '../compare-and-set/in-batches.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from '../inbox/inbox-change.ts';
 import { writeMarked } from './write-marked.ts';
@@ -96,11 +97,16 @@ export function createMongoRecords(
       return { found: true, changed: await markFound([found], now) };
     },
     async markAllRead(userId, now) {
-      const unread = await records.find({ userId, hasRead: false }).toArray();
-      return markFound(
-        unread.filter((record) => record.expiresAt.getTime() > now),
-        now,
+      // A batch at a time, expired records left out by the query: a user with a large unread
+      // backlog is not read into memory whole.
+      const changed: MarkedRecord[] = [];
+      await inBatches(
+        records.find({ userId, hasRead: false, expiresAt: { $gt: new Date(now) } }),
+        async (found) => {
+          changed.push(...(await markFound(found, now)));
+        },
       );
+      return changed;
     },
     // A record re-created under the same _id starts at a first version of its own (firstVersion),
     // so the claims of the deleted ones need no clean-up: they expire with the purge.

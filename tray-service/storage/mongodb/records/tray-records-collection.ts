@@ -72,7 +72,7 @@ export const trayRecordsCollection: CollectionSpec = {
       name: 'box_unread',
       key: { userId: 1, hasRead: 1, box: 1, unreadAt: 1, expiresAt: 1 },
       serves:
-        'unread count: countDocuments({userId, hasRead: false, box: "inbox", unreadAt > lastRead, expiresAt > now}) from the index alone; mark-all-as-read: find({userId, hasRead: false})',
+        'unread count: countDocuments({userId, hasRead: false, box: "inbox", unreadAt > lastRead, expiresAt > now}) from the index alone; mark-all-as-read: find({userId, hasRead: false, expiresAt > now})',
     },
     {
       name: 'box_unseen_since',
