@@ -131,7 +131,8 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     });
     let rows: number;
     try {
-      rows = await deps.events.count(filter, after);
+      // One past the cap says "too many" without counting the rest.
+      rows = await deps.events.count(filter, after, deps.exportMaxRows + 1);
     } finally {
       counted = true;
       releaseWhenBoth();
@@ -139,7 +140,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     if (rows > deps.exportMaxRows) {
       throw new AppError(
         'VALIDATION',
-        `filter: matches ${rows} events, at most ${deps.exportMaxRows} per export; narrow it (since/until), or use npm run export-events`,
+        `filter: matches more than ${deps.exportMaxRows} events, at most ${deps.exportMaxRows} per export; narrow it (since/until), or use npm run export-events`,
       );
     }
     return { format, filter, rows, after };

@@ -66,7 +66,7 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
     if ('refused' in started) {
       throw new AppError(
         'VALIDATION',
-        `filter: matches ${started.refused} events, at most ${deps.maxEvents} per replay; narrow it (since/until)`,
+        `filter: matches more than ${deps.maxEvents} events, at most ${deps.maxEvents} per replay; narrow it (since/until)`,
       );
     }
     res

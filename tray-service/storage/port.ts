@@ -301,8 +301,12 @@ export interface EventsPort {
    * bounded however many match.
    */
   stream(filter: EventsFilter, after?: PageKey): AsyncIterable<StoredEvent>;
-  /** The matches (strictly after `after`, when given: what is left of a resumed export). */
-  count(filter: EventsFilter, after?: PageKey): Promise<number>;
+  /**
+   * The matches (strictly after `after`, when given: what is left of a resumed export), counted up
+   * to `atMost` when given: a caller that refuses more than a bound needs no count of a table of
+   * hundreds of millions, which would outlast the statement timeout instead of being refused.
+   */
+  count(filter: EventsFilter, after?: PageKey, atMost?: number): Promise<number>;
   /**
    * Records when the worker finished applying a stored event. The first call per event counts its
    * lag (appliedAt - receivedAt) into its minute's histogram and resolves true; later calls (a

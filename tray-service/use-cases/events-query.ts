@@ -18,8 +18,8 @@ export interface EventsQuery {
    * resumed after the last event it sent.
    */
   export(filter: EventsFilter, atMost?: number, after?: PageKey): AsyncIterable<StoredEvent>;
-  /** The matches (after `after`, when given: what a resumed export would send now). */
-  count(filter: EventsFilter, after?: PageKey): Promise<number>;
+  /** The matches (after `after`, when given: what a resumed export would send now), up to `atMost`. */
+  count(filter: EventsFilter, after?: PageKey, atMost?: number): Promise<number>;
 }
 
 export function createEventsQuery(events: EventsPort): EventsQuery {
@@ -28,7 +28,7 @@ export function createEventsQuery(events: EventsPort): EventsQuery {
     get: (key) => events.get(key),
     export: (filter, atMost = Number.POSITIVE_INFINITY, after) =>
       atMostOrThrow(events.stream(filter, after), atMost),
-    count: (filter, after) => events.count(filter, after),
+    count: (filter, after, atMost) => events.count(filter, after, atMost),
   };
 }
 

@@ -165,7 +165,8 @@ export function createReplays(deps: ReplayDeps) {
       running += 1;
       let started = false;
       try {
-        const total = await deps.events.count(filter);
+        // One past the most says "too many" without counting the rest.
+        const total = await deps.events.count(filter, undefined, deps.maxEvents + 1);
         if (total > deps.maxEvents) return { refused: total };
         const now = new Date(clock());
         const progress: ReplayProgress = {

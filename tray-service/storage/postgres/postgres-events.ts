@@ -279,12 +279,14 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
 
     stream: (filter, after) => streamEvents(list, filter, after),
 
-    async count(filter, after) {
+    async count(filter, after, atMost) {
       const where = filterConditions(filter, clock());
       if (after) where.and((p) => afterCondition(p, after));
+      const values = [...where.values];
+      const limit = atMost === undefined ? '' : `LIMIT $${values.push(atMost)}`;
       const { rows } = await pool.query<{ count: string }>(
-        `SELECT count(*) FROM stored_events ${where.where()}`,
-        where.values,
+        `SELECT count(*) FROM (SELECT 1 FROM stored_events ${where.where()} ${limit}) matches`,
+        values,
       );
       return Number(rows[0]?.count ?? 0);
     },

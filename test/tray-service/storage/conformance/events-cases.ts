@@ -177,6 +177,9 @@ conformanceCase(
     for await (const event of storage.events.stream({ webhook })) streamed.push(event);
     expect(streamed).to.deep.equal(stored);
     expect(await storage.events.count({ webhook })).to.equal(6);
+    // Counted up to a bound: a caller that refuses more than it needs no count of the rest.
+    expect(await storage.events.count({ webhook }, undefined, 4)).to.equal(4);
+    expect(await storage.events.count({ webhook }, undefined, 10)).to.equal(6);
     expect(await storage.events.count({ webhook, status: 'applied' })).to.equal(4);
     expect(await storage.events.count({ webhook: id('none') })).to.equal(0);
   },

@@ -103,8 +103,11 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
       return events.findOne({ _id: storableJson(key), expiresAt: { $gt: clock() } });
     },
 
-    count(filter: EventsFilter, after?: PageKey): Promise<number> {
-      return events.countDocuments(eventsQuery(filter, clock(), after));
+    count(filter: EventsFilter, after?: PageKey, atMost?: number): Promise<number> {
+      return events.countDocuments(
+        eventsQuery(filter, clock(), after),
+        atMost === undefined ? {} : { limit: atMost },
+      );
     },
   };
 }

@@ -191,7 +191,7 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
       return get(key);
     },
     stream: (filter, after) => streamEvents(list, filter, after),
-    count: (filter, after) => queries.count(filter, after),
+    count: (filter, after, atMost) => queries.count(filter, after, atMost),
     async markApplied(event, appliedAt) {
       // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.
       // No projection: FerretDB 1.24's findAndModify refuses one.
