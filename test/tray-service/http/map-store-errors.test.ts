@@ -109,6 +109,33 @@ describe('mapStoreErrors: PostgreSQL that cannot serve answers 503 in the JSON e
     }
   });
 
+  // The adapter runs a transaction aborted so again itself (with-retry.ts); one that still meets
+  // it after its tries is contention, which passes: 503, and the worker waits rather than spending
+  // an attempt.
+  it('when a deadlock outlasts the adapter’s own tries (40P01)', async () => {
+    const [a, b] = [
+      new pg.Client({ connectionString: shared.url }),
+      new pg.Client({ connectionString: shared.url }),
+    ];
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      await a.query('BEGIN; SELECT pg_advisory_xact_lock(4242001)');
+      await b.query('BEGIN; SELECT pg_advisory_xact_lock(4242002)');
+      const crossed = [
+        a.query('SELECT pg_advisory_xact_lock(4242002)'),
+        b.query('SELECT pg_advisory_xact_lock(4242001)'),
+      ];
+      const outcomes = await Promise.allSettled(crossed);
+      const deadlock = outcomes.find((outcome) => outcome.status === 'rejected')?.reason as Error & {
+        code?: string;
+      };
+      expect(deadlock.code).to.equal('40P01');
+      await expect503(deadlock);
+    } finally {
+      await Promise.all([a.end(), b.end()]);
+    }
+  });
+
   it('when the server is starting up or recovering (57P03)', async () => {
     // Hard to catch live: node-postgres's own error class with the code the server sends then.
     const starting = Object.assign(new pg.DatabaseError('the database system is starting up', 0, 'error'), {

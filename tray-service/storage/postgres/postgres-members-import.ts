@@ -15,20 +15,20 @@ import { memberId, refoldMemberships, sortedMembers } from './postgres-membershi
 export function createPostgresMembersImport(pool: pg.Pool): MembersImportPort {
   return {
     async importBatch(members, asOf) {
-      const counts = { inserted: 0, updated: 0, unchanged: 0 };
-      if (members.length === 0) return counts;
+      if (members.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
       const since = new Map<string, number>();
       for (const member of members) {
         const id = memberId(member);
         since.set(id, Math.min(since.get(id) ?? Infinity, member.since));
       }
       const sorted = sortedMembers(members);
-      // A member listed again in the batch is one membership: the repeats change nothing, and are
-      // counted so (as on MongoDB), so that the counts add up to the lines given.
-      counts.unchanged = members.length - sorted.length;
       const communities = sorted.map((member) => member.communityId);
       const users = sorted.map((member) => member.userId);
       return inTransaction(pool, async (client) => {
+        // Counted afresh by each run: a deadlock or serialization failure runs this again.
+        // A member listed again in the batch is one membership: the repeats change nothing, and are
+        // counted so (as on MongoDB), so that the counts add up to the lines given.
+        const counts = { inserted: 0, updated: 0, unchanged: members.length - sorted.length };
         await lockKeys(
           client,
           sorted.map((member) => memberLock(member.communityId, member.userId)),

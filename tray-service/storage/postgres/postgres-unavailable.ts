@@ -25,6 +25,9 @@ const POSTGRES_UNAVAILABLE = new Set([
   '53100', // disk_full
   '53200', // out_of_memory
   '55P03', // lock_not_available: lock_timeout ran out
+  // Run again by the adapter first (with-retry.ts): met after its tries, contention that passes.
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
   '08001', // sqlclient_unable_to_establish_sqlconnection
   '08004', // sqlserver_rejected_establishment_of_sqlconnection
 ]);

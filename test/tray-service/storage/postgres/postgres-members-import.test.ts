@@ -34,6 +34,37 @@ describe('storage/postgres members import (MembersImportPort)', () => {
     });
   });
 
+  // A deadlock or serialization failure runs the import's transaction again (withRetry): what the
+  // aborted run counted must not be counted twice. The failure is PostgreSQL's own, raised once by
+  // a trigger (a sequence is not rolled back with the transaction).
+  it('counts each line once when its transaction is run again after a serialization failure', async () => {
+    await importBatch(['u-ana'], 10);
+    const { pool } = tray.pg;
+    await pool.query(`CREATE SEQUENCE import_fail_once;
+      CREATE FUNCTION import_fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('import_fail_once') = 1 THEN
+          RAISE EXCEPTION 'could not serialize access' USING ERRCODE = '40001';
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER import_fail_once AFTER INSERT ON tray_imported_members
+        FOR EACH STATEMENT EXECUTE FUNCTION import_fail_once();`);
+    try {
+      expect(await importBatch(['u-ana', 'u-bob'], 20)).to.deep.equal({
+        inserted: 1,
+        updated: 0,
+        unchanged: 1,
+      });
+      expect(
+        Number((await pool.query<{ n: string }>(`SELECT last_value AS n FROM import_fail_once`)).rows[0]?.n),
+      ).to.equal(2);
+    } finally {
+      await pool.query(`DROP TRIGGER import_fail_once ON tray_imported_members;
+        DROP FUNCTION import_fail_once(); DROP SEQUENCE import_fail_once;`);
+    }
+  });
+
   it('lets a leave stored after the list’s time stand, and overrides one stored before it', async () => {
     await tray.writes.applyMemberships(
       [leave('c-hike', 'u-ana', 20), leave('c-hike', 'u-bob', 5)],
