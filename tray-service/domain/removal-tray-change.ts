@@ -1,4 +1,5 @@
 import type { ActorSnapshot } from './actor-snapshot.ts';
+import { compareCodePoints } from './code-point-order.ts';
 
 /** What a removal's record looked like on one side of it: what the event detail compares. */
 export interface RecordCounts {
@@ -67,8 +68,9 @@ export function removalChange(
   return { ...identity, change: sameActors ? 'replaced' : 'shrunk', before, after };
 }
 
+/** By code point, the order storage lists the kept changes in (code-point-order.ts). */
 const byUserAndKey = (a: RemovalTrayChange, b: RemovalTrayChange) =>
-  a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  compareCodePoints(a.userId, b.userId) || compareCodePoints(a.key, b.key);
 
 /**
  * The outcome of one application of a removal event, and the changes of it to list: the first in

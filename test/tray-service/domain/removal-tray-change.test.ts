@@ -66,6 +66,24 @@ describe('summariseRemoval', () => {
     );
   });
 
+  // The order storage pages the kept changes in (COLLATE "C", MongoDB's): by code point, which
+  // puts a user id above U+FFFF after one in U+E000-U+FFFF, where UTF-16 units put it before.
+  it('keeps the first in code point order, as storage lists them', () => {
+    const astral = { userId: 'u-\u{1F600}', key: 'k' };
+    const privateUse = { userId: 'u-\uE000', key: 'k' };
+    const change = (identity: { userId: string; key: string }) =>
+      removalChange(identity, counts(1, ['x'], 'a-1'), undefined);
+    const many = [
+      change(astral),
+      ...Array.from({ length: REMOVAL_CHANGES_LISTED - 1 }, (_, i) => change({ userId: `u-${i}`, key: 'k' })),
+      change(privateUse),
+    ];
+    const { listed } = summariseRemoval(1, many);
+    expect(listed.map((entry) => entry.userId))
+      .to.include(privateUse.userId)
+      .and.not.include(astral.userId);
+  });
+
   it('lists only what is left of the cap after an earlier application listed some', () => {
     const { outcome, listed } = summariseRemoval(0, [removed(1), removed(2)], REMOVAL_CHANGES_LISTED - 1);
     expect(outcome.listed).to.equal(1);
