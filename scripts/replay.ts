@@ -144,6 +144,11 @@ async function main(): Promise<number> {
     await untilReady(queue, env.redis);
     if (command === 'spool' && file) {
       const files = await spoolFiles(file);
+      // A drained spool is empty; so is a folder that is none (its parent, a copy one level up).
+      if (files.length === 0)
+        process.stderr.write(
+          `no spool segments in ${file} (segment-*.ndjson, in it or in its instance-* folders): nothing to replay\n`,
+        );
       const sizes = files.map((f) => statSync(f).size);
       const bar = progressBar('replaying', 'bytes');
       bar.start(

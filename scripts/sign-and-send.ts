@@ -15,6 +15,7 @@ import { signBody } from '../receiver/signature/sign-body.ts';
 import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
+import { stackAddresses } from './lib/stack-addresses.ts';
 
 const usage = `usage: sign-and-send <file.json> [--url URL] [--secret SECRET] [--scheme platform|standard-webhooks]
   [--header NAME] [--id ID] [--timestamp SECONDS]
@@ -52,8 +53,9 @@ async function main(): Promise<number> {
   const file = positionals[0];
   if (!file) throw new UsageError(usage);
   if (positionals.length > 1) throw new UsageError(`one file at a time; got ${positionals.length}`);
-  // An empty RECEIVER_PORT is unset, as npm start reads it.
-  const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT || '8080'}/webhooks`;
+  // Where npm start's receiver listens: RECEIVER_HOST (or HOST), RECEIVER_PORT and WEBHOOK_PATH, as
+  // the stack reads them (an empty one is unset).
+  const url = values.url ?? stackAddresses().webhooks;
   checkUrl(url);
   let body: Buffer;
   try {
@@ -66,6 +68,13 @@ async function main(): Promise<number> {
   const given = values.secret ?? process.env.WEBHOOK_SECRET;
   let headers: Record<string, string>;
   if (scheme === 'platform') {
+    // The platform's signature covers the body alone: an id or a time given would be dropped.
+    for (const flag of ['id', 'timestamp'] as const) {
+      if (values[flag] !== undefined)
+        throw new UsageError(
+          `--${flag}: only a standard-webhooks delivery carries one (--scheme standard-webhooks)`,
+        );
+    }
     const header = orFail('--header', () => parseSignatureHeader(values.header ?? defaultSignatureHeader));
     const secret = devSecretOr('WEBHOOK_SECRET', given, 'WEBHOOK_SECRET');
     headers = { [header]: signBody(body, secret) };
@@ -79,10 +88,11 @@ async function main(): Promise<number> {
     // The receiver's own check, so a mistyped secret is named here rather than answered 401.
     orFail('WEBHOOK_SECRET', () => standardSecretKey(given));
     const id = values.id ?? `msg_${randomUUID().replaceAll('-', '')}`;
+    if (values.timestamp !== undefined && !/^\d+$/.test(values.timestamp))
+      throw new UsageError('--timestamp: expected Unix time in seconds');
     const timestamp =
       values.timestamp === undefined ? Math.floor(Date.now() / 1000) : Number(values.timestamp);
-    if (!Number.isSafeInteger(timestamp) || timestamp < 0)
-      throw new UsageError('--timestamp: expected Unix time in seconds');
+    if (!Number.isSafeInteger(timestamp)) throw new UsageError('--timestamp: expected Unix time in seconds');
     headers = standardSignatureHeaders(body, given, { id, timestamp });
   }
 

@@ -195,6 +195,16 @@ describe('scripts/replay.ts', function () {
       expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
     });
 
+    // A folder with no segment (the parent of a copied spool, say) looked like a drained spool.
+    it('says so when a directory holds no spool segment, and queues nothing', async () => {
+      const elsewhere = join(dir, 'not-a-spool');
+      mkdirSync(join(elsewhere, 'copied', 'instance-a'), { recursive: true });
+      const result = await runScript('scripts/replay.ts', ['spool', elsewhere], env);
+      expect(result.code).to.equal(0);
+      expect(result.stderr).to.include(`no spool segments in ${elsewhere}`);
+      expect(result.stdout).to.include('(0 files) into webhook-events: 0 queued');
+    });
+
     // These options belong to "failed"; with spool they once went unnoticed: --dry-run queued for
     // real, and --queue put webhook events where nothing reads them, while their dedupe marks kept
     // the right run from queueing them for a day.

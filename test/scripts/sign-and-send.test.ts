@@ -53,6 +53,28 @@ describe('scripts/sign-and-send.ts', () => {
     }
   });
 
+  // Without --url, where npm start's receiver listens: its port, host and webhook path.
+  it('sends to the receiver RECEIVER_PORT, RECEIVER_HOST and WEBHOOK_PATH name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
+    try {
+      writeFileSync(join(dir, 'event.json'), '{}');
+      const result = await runScript(
+        'scripts/sign-and-send.ts',
+        [join(dir, 'event.json')],
+        cleanEnv({
+          STACK_DATA_DIR: dir,
+          WEBHOOK_SECRET: 'a-secret',
+          RECEIVER_PORT: '9',
+          WEBHOOK_PATH: '/hooks/in',
+        }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('cannot reach http://127.0.0.1:9/hooks/in');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('with --scheme', () => {
     const send = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
       const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
@@ -79,6 +101,25 @@ describe('scripts/sign-and-send.ts', () => {
       const result = await send(['--scheme', 'standard-webhooks']);
       expect(result.code).to.equal(2);
       expect(result.stderr).to.include('WEBHOOK_SECRET: not set');
+    });
+
+    it('platform: exits 2 on --id or --timestamp, which its signature does not carry', async () => {
+      for (const flag of ['--id', '--timestamp']) {
+        const result = await send([flag, '1'], { WEBHOOK_SECRET: 'a-secret' });
+        expect(result.code, flag).to.equal(2);
+        expect(result.stderr, flag).to.include(`${flag}: only a standard-webhooks delivery carries one`);
+      }
+    });
+
+    it('standard-webhooks: exits 2 on a --timestamp that is not whole seconds (an empty one is not 0)', async () => {
+      const secret = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
+      for (const timestamp of ['', '1.5', '1e9', ' 7']) {
+        const result = await send(['--scheme', 'standard-webhooks', '--timestamp', timestamp], {
+          WEBHOOK_SECRET: secret,
+        });
+        expect(result.code, timestamp).to.equal(2);
+        expect(result.stderr, timestamp).to.include('--timestamp: expected Unix time in seconds');
+      }
     });
 
     it('standard-webhooks: exits 2 on --header, whose signature always goes in webhook-signature', async () => {
