@@ -120,10 +120,15 @@ function choose(
   refuses: Refuses,
   wildcard: string | undefined,
 ): string | undefined {
+  // `*` stands for the languages the header does not name (RFC 4647): a default it names has the
+  // weight it gave it there (`en;q=0.1, ru;q=0.8, *;q=0.9` prefers ru).
+  const wildcardNamed =
+    wildcard !== undefined &&
+    tags.some((tag) => tag !== '*' && lookup([wildcard], tag, refusesNothing) === wildcard);
   for (const tag of tags) {
     if (tag === '*') {
-      // Not the default the header refused by name (`en;q=0, *`).
-      if (wildcard === undefined || refuses(wildcard)) continue;
+      // Not the default the header refused by name (`en;q=0, *`), nor one it ranked itself.
+      if (wildcard === undefined || wildcardNamed || refuses(wildcard)) continue;
       return wildcard;
     }
     const found =

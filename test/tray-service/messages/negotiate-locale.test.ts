@@ -98,6 +98,12 @@ describe('locale negotiation', () => {
     it('answers the default for "*"', () => {
       expect(negotiate(undefined, 'xx, *;q=0.5, de;q=0.1')).to.equal('en');
     });
+    // `*` stands for the languages the header does not name: a default it names keeps its own weight.
+    it('does not let "*" give a default the header ranked lower itself', () => {
+      expect(negotiate(undefined, 'en;q=0.1, ru;q=0.8, *;q=0.9')).to.equal('ru');
+      expect(negotiate(undefined, 'uk, en;q=0.1, *;q=0.5')).to.equal('en');
+      expect(negotiate(undefined, 'en-US;q=0.1, de;q=0.5, *;q=0.9')).to.equal('de');
+    });
   });
 
   describe('with nothing usable', () => {
