@@ -8,6 +8,7 @@ import {
   type RedisClient,
 } from '../../shared/redis/create-redis.ts';
 import { watchSubscriber } from '../../shared/redis/watch-subscriber.ts';
+import { withTimeout } from '../../shared/time/with-timeout.ts';
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
@@ -588,17 +589,10 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   const resyncCatchUpMs = deps.resyncCatchUpMs ?? RESYNC_CATCH_UP_MS;
   /** A resync's catchUp, for resyncCatchUpMs at most; then its streams end to resume, and it goes on to nothing. */
   async function boundedCatchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), resyncCatchUpMs);
-    });
-    try {
-      const outcome = await Promise.race([catchUp(userId, sessions), late]);
-      if (outcome === 'late')
-        endToResume(sessions, 'resync catch-up', new Error(`still running after ${resyncCatchUpMs} ms`));
-    } finally {
-      clearTimeout(timer);
-    }
+    // catchUp ends its streams on its own failures and never rejects: only the bound throws here.
+    await withTimeout(catchUp(userId, sessions), resyncCatchUpMs, 'resync catch-up').catch((error: unknown) =>
+      endToResume(sessions, 'resync catch-up', error),
+    );
   }
 
   const quietMs = deps.quietMs ?? QUIET_MS;
