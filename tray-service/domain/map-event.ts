@@ -22,6 +22,7 @@ import {
 } from './map-social-events.ts';
 import type { Removal } from './removal.ts';
 import { nameOrId } from './display-name.ts';
+import { eventTime } from './event-time.ts';
 import { PayloadError } from '../../shared/errors/payload-error.ts';
 
 /** Known events that are kept for moderation and analytics but change no record (docs/contract.md#events-that-are-only-stored). */
@@ -42,6 +43,10 @@ const none = { activities: [], memberships: [], profiles: [] };
  * payload is a status, so the job completes instead of being retried forever.
  */
 export function mapEvent(envelope: Envelope): MappedEvent {
+  return believableDates(mapPayload(envelope), envelope.receivedAt);
+}
+
+function mapPayload(envelope: Envelope): MappedEvent {
   const { event, data, receivedAt } = envelope;
   switch (event) {
     case 'post.didCreate':
@@ -134,6 +139,21 @@ export function mapEvent(envelope: Envelope): MappedEvent {
     default:
       return { ...none, status: storeOnly.has(event) ? 'stored' : 'unknown' };
   }
+}
+
+/** Every change's time as eventTime believes it (profiles are dated by their receipt already). */
+function believableDates(mapped: MappedEvent, receivedAt: number): MappedEvent {
+  const believed = <T extends { at: number }>(change: T): T => {
+    const at = eventTime(change.at, receivedAt);
+    return at === change.at ? change : { ...change, at };
+  };
+  return {
+    ...mapped,
+    activities: mapped.activities.map(believed),
+    memberships: mapped.memberships.map(believed),
+    ...(mapped.bans ? { bans: mapped.bans.map(believed) } : {}),
+    ...(mapped.removals ? { removals: mapped.removals.map(believed) } : {}),
+  };
 }
 
 function activities(list: Activity[], who: EventSubject): MappedEvent {

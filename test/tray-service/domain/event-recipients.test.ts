@@ -12,7 +12,9 @@ import {
 import type { Mute, MuteTargetType } from '../../../tray-service/domain/mute.ts';
 import { commentEvent, minute, postEvent } from '../worker/event-builder.ts';
 
-const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
+// Received now: the events are dated a day before the run (minute()), and a date past its receipt
+// would count from the receipt.
+const receivedAt = Date.now();
 
 describe('an event’s recipients (pure part)', () => {
   it('takes the personal audiences, the actor’s own left out, and a community post’s community, time and author', () => {

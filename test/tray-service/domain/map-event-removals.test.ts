@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { mapEvent } from '../../../tray-service/domain/map-event.ts';
 import { commentDeleteEvent, minute, postDeleteEvent, reactionRemoveEvent } from '../worker/event-builder.ts';
 
-const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
+// Received now: the events are dated a day before the run (minute()), and a date past its receipt
+// would count from the receipt.
+const receivedAt = Date.now();
 
 describe('mapEvent: removal events (docs/tray-rules.md#inbox)', () => {
   it('maps post.didDelete to a post tombstone dated deletedAt, with its author and community', () => {
