@@ -1,3 +1,4 @@
+import { looksLikeSecret } from '../../shared/config/looks-like-secret.ts';
 import { signatureSchemes, type SignatureScheme } from './parse-webhook-secrets.ts';
 
 /** A value of WEBHOOK_SIGNATURE_SCHEME: `platform` or `standard-webhooks`. */
@@ -25,6 +26,10 @@ const reserved: Readonly<Record<string, string>> = {
 export function parseSignatureHeader(value: string): string {
   const name = value.toLowerCase();
   // Not repeated, as above: the value may be a secret pasted into the wrong variable.
+  if (looksLikeSecret(value)) {
+    // It would be logged at start-up as the header's name.
+    throw new Error('looks like a secret, not an HTTP header name (was a secret pasted here?)');
+  }
   if (!token.test(name)) {
     throw new Error("not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-, at most 100)");
   }

@@ -65,21 +65,19 @@ function clusterAccess(redisUrl: string): Pick<RedisClusterTarget, 'auth' | 'tls
   const tls = url.protocol === 'rediss:' ? { tls: {} } : {};
   // A user with no password sends no AUTH, as for a single server.
   if (url.password === '') return tls;
-  const password = decoded(url.password, 'password');
-  const username = decoded(url.username, 'user name');
+  // Both decode: url() refused REDIS_URL otherwise (userinfoDecodes).
+  const password = decodeURIComponent(url.password);
+  const username = decodeURIComponent(url.username);
   return { ...tls, auth: username === '' ? { password } : { username, password } };
 }
 
 /**
- * A single server's REDIS_URL, as ioredis will read it when it connects: its credentials must
- * decode (a lone `%` would throw there, uncaught, naming nothing) and its path, when any, must be a
- * database index, and so must its `db` option (ioredis takes one that is not, such as `/abc` or
+ * A single server's REDIS_URL, as ioredis will read it when it connects (its credentials decode:
+ * url() checked them): its path, when any, must be a database index, and so must its `db` option (ioredis takes one that is not, such as `/abc` or
  * `?db=abc`, as database 0).
  */
 function checkedServerUrl(redisUrl: string): string {
   const url = new URL(redisUrl);
-  decoded(url.password, 'password');
-  decoded(url.username, 'user name');
   const noIndex = (where: string) =>
     new ConfigError([
       { variable: 'REDIS_URL', message: `${where} names no database index: write /0, /1, ... or none` },
@@ -88,18 +86,4 @@ function checkedServerUrl(redisUrl: string): string {
   const db = url.searchParams.get('db');
   if (db !== null && !/^\d{1,5}$/.test(db)) throw noIndex(`its db option ("${db}")`);
   return redisUrl;
-}
-
-/** A URL part, percent-decoded; a lone `%` (a password written as it is) is named, not a URIError. */
-function decoded(text: string, part: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    throw new ConfigError([
-      {
-        variable: 'REDIS_URL',
-        message: `its ${part} holds a "%" that starts no escape: write each "%" in it as %25`,
-      },
-    ]);
-  }
 }

@@ -24,17 +24,42 @@ export const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
 export const intInRange = (fallback: number, min: number, max: number) =>
   wholeNumber(`expected a whole number from ${min} to ${max}`, min, max).default(fallback);
 
+/**
+ * Whether a URL's user name and password (before its `@`) decode: a password written as it is, a
+ * lone `%` in it, makes the database and Redis drivers throw a URIError when they connect, where
+ * start-up waits for a server that does not answer.
+ */
+export function userinfoDecodes(value: string): boolean {
+  const userinfo = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)@/.exec(value)?.[1];
+  if (userinfo === undefined) return true;
+  try {
+    decodeURIComponent(userinfo);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The refinement of userinfoDecodes, with its message: never the URL, which holds the password. */
+export const USERINFO_DECODES = [
+  userinfoDecodes,
+  { error: 'its user name or password holds a "%" that starts no escape: write each "%" in it as %25' },
+] as const;
+
 export const url = (protocols: readonly string[], fallback?: string) => {
-  const schema = z.string().refine(
-    (value) => {
-      try {
-        return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-      } catch {
-        return false;
-      }
-    },
-    { error: `expected a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}` },
-  );
+  const schema = z
+    .string()
+    .refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+        } catch {
+          return false;
+        }
+      },
+      { error: `expected a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}` },
+    )
+    .refine(...USERINFO_DECODES);
   return fallback === undefined ? schema : schema.default(fallback);
 };
 

@@ -141,7 +141,16 @@ export function resolveAdminJwt(config: {
 }): AdminJwtConfig | undefined {
   const { ADMIN_JWT_AUDIENCE: audience, ADMIN_JWT_ISSUER: issuer } = config;
   const source = ownAdminKey(config);
-  if (audience === undefined && issuer === undefined && source === undefined) return undefined;
+  if (audience === undefined && issuer === undefined && source === undefined) {
+    if (config.ADMIN_JWT_MAX_TOKEN_AGE === undefined) return undefined;
+    throw new ConfigError([
+      {
+        variable: 'ADMIN_JWT_MAX_TOKEN_AGE',
+        message:
+          'bounds admin JWTs, which are off: set ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER too, or unset it',
+      },
+    ]);
+  }
   if (audience === undefined || issuer === undefined) {
     throw new ConfigError([
       {
@@ -184,7 +193,8 @@ export function checkAdminListener(config: { ADMIN_HOST: string; ADMIN_BEHIND_TL
 
 /**
  * The admin listener is a second one: it cannot share the tray API's port, and METRICS_PORT
- * neither. A worker-only process (TRAY_ROLE=worker) opens neither, so nothing clashes there.
+ * neither. A worker-only process (TRAY_ROLE=worker) has no admin listener, but serves health and
+ * readiness on TRAY_PORT, so METRICS_PORT must still differ from that.
  */
 export function checkAdminPort(config: {
   ADMIN_PORT: number;
@@ -192,7 +202,8 @@ export function checkAdminPort(config: {
   TRAY_ROLE: string;
   METRICS_PORT?: number | undefined;
 }): void {
-  if (config.TRAY_ROLE === 'worker') return;
+  if (config.TRAY_ROLE === 'worker')
+    return checkMetricsPort(config.METRICS_PORT, { TRAY_PORT: config.TRAY_PORT });
   checkMetricsPort(config.METRICS_PORT, { TRAY_PORT: config.TRAY_PORT, ADMIN_PORT: config.ADMIN_PORT });
   if (config.ADMIN_PORT === config.TRAY_PORT) {
     throw new ConfigError([

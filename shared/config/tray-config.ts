@@ -55,7 +55,19 @@ export function loadTrayConfig(env: Env) {
   checkModerationWebhook(config);
   checkAdminListener(config);
   checkRetryDelays(config);
+  checkListLimits(config);
   return config;
+}
+
+/** A default page above the largest would be cut to it: not what was asked for. */
+function checkListLimits(config: { ADMIN_LIST_DEFAULT_LIMIT: number; ADMIN_LIST_MAX_LIMIT: number }) {
+  if (config.ADMIN_LIST_DEFAULT_LIMIT <= config.ADMIN_LIST_MAX_LIMIT) return;
+  throw new ConfigError([
+    {
+      variable: 'ADMIN_LIST_DEFAULT_LIMIT',
+      message: `must be at most ADMIN_LIST_MAX_LIMIT (${config.ADMIN_LIST_MAX_LIMIT})`,
+    },
+  ]);
 }
 
 /** A first retry delay above the longest would be cut to it at once: not what was asked for. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { looksLikeSecret } from './looks-like-secret.ts';
 
 /** A webhook's name as WEBHOOK_SECRETS writes it (`name=secret`). */
 const webhookName = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -15,9 +16,12 @@ const platformWebhooks = z.string().transform((text, ctx): readonly string[] => 
     const problem =
       name === ''
         ? 'is empty'
-        : webhookName.test(name)
-          ? undefined
-          : 'is not a webhook name (1-64 letters, digits, "_", "." or "-", as in WEBHOOK_SECRETS)';
+        : looksLikeSecret(name)
+          ? // It would be logged at start-up as a webhook's name.
+            'looks like a secret, not a webhook name (was a secret pasted here?)'
+          : webhookName.test(name)
+            ? undefined
+            : 'is not a webhook name (1-64 letters, digits, "_", "." or "-", as in WEBHOOK_SECRETS)';
     if (problem !== undefined) {
       ctx.addIssue({ code: 'custom', message: `entry ${index + 1} ${problem}` });
       return z.NEVER;

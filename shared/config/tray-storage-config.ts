@@ -1,26 +1,36 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
 import { ConnectionString } from 'mongodb-connection-string-url';
-import { IDENTIFIER, intInRange, optionalIdentifier, positiveInt, url } from './env-types.ts';
+import {
+  IDENTIFIER,
+  intInRange,
+  optionalIdentifier,
+  positiveInt,
+  url,
+  USERINFO_DECODES,
+} from './env-types.ts';
 
 /**
  * A MongoDB connection string, read by the driver's own parser: a replica set's list of hosts
  * (`mongodb://a:27017,b:27017/?replicaSet=rs0`) is no WHATWG URL, which refused it. The parser's
  * message is not repeated: it may quote the string, credentials and all.
  */
-const mongoUri = z.string().refine(
-  (value) => {
-    try {
-      return new ConnectionString(value).hosts.length > 0;
-    } catch {
-      return false;
-    }
-  },
-  {
-    error:
-      'expected a MongoDB connection string: mongodb://host[:port][,host...][/database][?options] or mongodb+srv://',
-  },
-);
+const mongoUri = z
+  .string()
+  .refine(
+    (value) => {
+      try {
+        return new ConnectionString(value).hosts.length > 0;
+      } catch {
+        return false;
+      }
+    },
+    {
+      error:
+        'expected a MongoDB connection string: mongodb://host[:port][,host...][/database][?options] or mongodb+srv://',
+    },
+  )
+  .refine(...USERINFO_DECODES);
 
 /** Variables choosing and tuning the tray's storage (docs/storage.md, docs/configuration.md). */
 export const trayStorageShape = {

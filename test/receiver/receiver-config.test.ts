@@ -95,6 +95,17 @@ describe('receiver configuration', () => {
     ],
     ['WEBHOOK_SIGNATURE_HEADER', 'x sig', 'entry 1: not an HTTP header name'],
     ['WEBHOOK_SIGNATURE_HEADER', 'ue=x-sig', '"ue" is not a webhook of WEBHOOK_SECRETS (eu, us)'],
+    // A secret pasted here would be logged at start-up as the header's name.
+    [
+      'WEBHOOK_SIGNATURE_HEADER',
+      '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b',
+      'entry 1: looks like a secret, not an HTTP header name (was a secret pasted here?)',
+    ],
+    [
+      'WEBHOOK_SIGNATURE_HEADER',
+      'eu=whsec_topsecret',
+      'entry 1 (eu): looks like a secret, not an HTTP header name (was a secret pasted here?)',
+    ],
     ['WEBHOOK_TOLERANCE_SECONDS', '7200', 'expected a whole number from 1 to 3600'],
     ['RECEIVER_KEEPALIVE_TIMEOUT_MS', '0', 'expected a whole number from 1000 to 900000 (milliseconds)'],
     ['RECEIVER_KEEPALIVE_TIMEOUT_MS', '65s', 'expected a whole number from 1000 to 900000 (milliseconds)'],

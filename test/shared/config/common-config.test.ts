@@ -59,7 +59,7 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     expect(() => loadTrayConfig(env))
       .to.throw(
         ConfigError,
-        'REDIS_URL: its password holds a "%" that starts no escape: write each "%" in it as %25',
+        'REDIS_URL: its user name or password holds a "%" that starts no escape: write each "%" in it as %25',
       )
       .with.property('message')
       .that.does.not.include('50%off');
@@ -69,12 +69,12 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
   // URIError there, and a database path that is no number was taken as database 0.
   it('checks a single server\'s REDIS_URL too: a lone "%" in its password, a database path that is no index', () => {
     expect(() => loadTrayConfig({ REDIS_URL: 'redis://:50%off@127.0.0.1:6379' }))
-      .to.throw(ConfigError, 'REDIS_URL: its password holds a "%" that starts no escape')
+      .to.throw(ConfigError, 'REDIS_URL: its user name or password holds a "%" that starts no escape')
       .with.property('message')
       .that.does.not.include('50%off');
     expect(() => loadReceiverConfig({ ...secrets, REDIS_URL: 'redis://svc%zz:pw@127.0.0.1:6379' })).to.throw(
       ConfigError,
-      'REDIS_URL: its user name holds a "%"',
+      'REDIS_URL: its user name or password holds a "%"',
     );
     for (const path of ['/abc', '/1x', '/-1', '/0/1', '?db=abc', '/?db=', '/1?db=x'])
       expect(() => loadTrayConfig({ REDIS_URL: `redis://127.0.0.1:6379${path}` }), path).to.throw(

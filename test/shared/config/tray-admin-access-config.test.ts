@@ -9,6 +9,7 @@ import {
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
+import { ConfigError } from '../../../shared/errors/config-error.ts';
 
 describe('admin access configuration', () => {
   describe('with nothing set', () => {
@@ -144,6 +145,14 @@ describe('admin access configuration', () => {
         'ADMIN_JWT_MAX_TOKEN_AGE: expected',
       );
     });
+    it('refuse ADMIN_JWT_MAX_TOKEN_AGE while they are off: it would bound nothing, in silence', () => {
+      expect(() =>
+        resolveAdminJwt(loadTrayConfig({ JWT_SECRET: USER_KEY, ADMIN_JWT_MAX_TOKEN_AGE: '10m' })),
+      ).to.throw(
+        ConfigError,
+        'ADMIN_JWT_MAX_TOKEN_AGE: bounds admin JWTs, which are off: set ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER too, or unset it',
+      );
+    });
     it('take JWT_CLOCK_TOLERANCE too: one host’s clock against the issuers’', async () => {
       const early = (key: string) =>
         new SignJWT({})
@@ -230,16 +239,19 @@ describe('admin access configuration', () => {
       );
     });
 
-    it('is no clash on a worker-only process, which serves neither', () => {
+    it('is no clash on a worker-only process, which has no admin listener', () => {
       expect(() =>
-        checkAdminPort(
-          loadTrayConfig({
-            TRAY_PORT: '9000',
-            ADMIN_PORT: '9000',
-            METRICS_PORT: '9000',
-            TRAY_ROLE: 'worker',
-          }),
-        ),
+        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000', TRAY_ROLE: 'worker' })),
+      ).not.to.throw();
+    });
+
+    // A worker still serves health and readiness on TRAY_PORT: the clash failed only at listen.
+    it('still fails naming METRICS_PORT on TRAY_PORT on a worker-only process', () => {
+      expect(() =>
+        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', METRICS_PORT: '9000', TRAY_ROLE: 'worker' })),
+      ).to.throw('METRICS_PORT: must differ from TRAY_PORT (9000)');
+      expect(() =>
+        checkAdminPort(loadTrayConfig({ ADMIN_PORT: '9001', METRICS_PORT: '9001', TRAY_ROLE: 'worker' })),
       ).not.to.throw();
     });
   });

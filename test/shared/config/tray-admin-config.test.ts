@@ -31,6 +31,11 @@ describe('admin and moderation configuration', () => {
     [{ ADMIN_EXPORTS_MAX: '0' }, 'ADMIN_EXPORTS_MAX: expected a whole number from 1 to 100'],
     [{ ADMIN_TAILS_PER_ADMIN: '-1' }, 'ADMIN_TAILS_PER_ADMIN: expected a whole number from 1 to 1000'],
     [{ REPLAY_MAX_RUNNING: '1.5' }, 'REPLAY_MAX_RUNNING: expected a whole number from 1 to 100'],
+    // Lowered to the maximum in silence before: not what was asked for.
+    [
+      { ADMIN_LIST_DEFAULT_LIMIT: '200', ADMIN_LIST_MAX_LIMIT: '100' },
+      'ADMIN_LIST_DEFAULT_LIMIT: must be at most ADMIN_LIST_MAX_LIMIT (100)',
+    ],
   ];
   for (const [env, message] of bad) {
     describe(`with ${Object.entries(env)[0]!.join('=')}`, () => {

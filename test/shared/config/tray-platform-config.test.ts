@@ -23,6 +23,8 @@ describe('tray configuration: TRAY_PLATFORM_WEBHOOKS', () => {
     ['eu;us', 'entry 1 is not a webhook name'],
     ['eu,u s', 'entry 2 is not a webhook name'],
     [`eu,${'x'.repeat(65)}`, 'entry 2 is not a webhook name'],
+    // A secret pasted here would be logged at start-up as a webhook's name.
+    ['eu,9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'entry 2 looks like a secret'],
   ];
   for (const [value, message] of refused) {
     it(`refuses TRAY_PLATFORM_WEBHOOKS=${value.slice(0, 20)}, naming the variable and the entry`, () => {

@@ -48,6 +48,20 @@ describe('tray storage configuration', () => {
         failure({ MONGODB_URI: bad }).that.matches(/MONGODB_URI: expected a MongoDB connection string/);
     });
 
+    // A password written as it is, `%` and all: the drivers throw a URIError when they connect,
+    // which start-up took for an unreachable server and waited out before failing.
+    it('refuses a URL whose password holds a "%" that starts no escape, naming the variable, not the password', () => {
+      failure({ DATABASE_URL: 'postgres://tray:ab%zz@db:5432/tray' })
+        .that.includes('DATABASE_URL: its user name or password holds a "%" that starts no escape')
+        .and.not.include('ab%zz');
+      failure({ MONGODB_URI: 'mongodb://tray:ab%zz@mongo:27017' })
+        .that.includes('MONGODB_URI: its user name or password holds a "%" that starts no escape')
+        .and.not.include('ab%zz');
+      expect(storage({ DATABASE_URL: 'postgres://tray:ab%25zz@db:5432/tray' })).to.deep.include({
+        engine: 'postgres',
+      });
+    });
+
     // The URI's path names the driver's default database; it was ignored for `tray` silently.
     // Taking it instead would move an existing tray to an empty database: neither is guessed.
     it('stops start-up naming MONGODB_DB when it is unset and the URI names another database', () => {

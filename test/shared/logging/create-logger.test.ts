@@ -81,3 +81,27 @@ describe('createLogger', () => {
     for (const line of lines) expect(line).not.to.include(password);
   });
 });
+
+describe('createLogger: the configuration', () => {
+  // Nothing logs the config object today; were it logged, no secret of it may be written.
+  it('never writes a secret variable of the configuration', () => {
+    const { logger, lines } = loggedLines();
+    const secrets = [
+      'WEBHOOK_SECRETS',
+      'JWT_SECRET',
+      'ADMIN_TOKEN',
+      'ADMIN_JWT_SECRET',
+      'METRICS_TOKEN',
+      'MODERATION_WEBHOOK_SECRET',
+      'REDIS_URL',
+      'MONGODB_URI',
+      'DATABASE_URL',
+    ];
+    logger.info(
+      { config: Object.fromEntries(secrets.map((name) => [name, `${password}-${name}`])) },
+      'config',
+    );
+    expect(lines.join('')).not.to.include(password);
+    expect(JSON.parse(lines[0] ?? '{}').config).to.have.all.keys(...secrets);
+  });
+});
