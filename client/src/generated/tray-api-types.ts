@@ -129,7 +129,7 @@ export type SeenBody = {
 export type ArchiveBody = {
   ids?: Array<string>;
   all?: true;
-  readOnly?: true;
+  readOnly?: boolean;
 };
 
 export type IdsBody = {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_USER_ID_LENGTH } from '../../domain/id-limits.ts';
+import { isUsableUserId } from '../../domain/user-id.ts';
 import { isStorable, NOT_STORABLE, storableText } from '../../domain/stored-text.ts';
 import { documentedAs } from './query-values.ts';
 import { bodyError, queryError } from './unknown-keys.ts';
@@ -23,6 +24,8 @@ const userId = z
     { error: 'expected a user id (a non-empty string or a whole number)' },
   )
   .transform(String)
+  // One no token can name (spaces only, an invisible or bidi character) would read as another user.
+  .refine(isUsableUserId, { error: 'expected a user id a token can name' })
   .meta({ description: 'A user id; numbers are read as their decimal string' });
 
 /** POST and DELETE /block/members: one user per call. */

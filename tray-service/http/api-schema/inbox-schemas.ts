@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { inboxViews } from '../../domain/inbox-view.ts';
 import { muteTargetTypes } from '../../domain/mute.ts';
 import { MAX_TARGET_ID_LENGTH } from '../../domain/id-limits.ts';
+import { isUsableUserId } from '../../domain/user-id.ts';
 import {
   ISO_OFFSET_FORMS,
   isoDateTimeProblemMessages,
@@ -83,10 +84,14 @@ export const seenBody = z
   .strictObject({ ids: recordIds.optional(), all: allRecords.optional() }, bodyError)
   .superRefine(idsOrAll);
 
-/** POST records/archive: `readOnly` only with `all`. */
+/** POST records/archive: `readOnly: true` only with `all` (false is what leaving it out says). */
 export const archiveBody = z
   .strictObject(
-    { ids: recordIds.optional(), all: allRecords.optional(), readOnly: allRecords.optional() },
+    {
+      ids: recordIds.optional(),
+      all: allRecords.optional(),
+      readOnly: z.boolean({ error: 'expected a boolean' }).optional(),
+    },
     bodyError,
   )
   .superRefine((body, ctx) => {
@@ -115,11 +120,17 @@ const muteTarget = {
   targetId: storedId(MAX_TARGET_ID_LENGTH),
 };
 
-/** PUT v3/mutes: `until` (optional) later than now and not after year 9999 (putMute checks it). */
-export const putMuteBody = z.strictObject(
-  { ...muteTarget, until: timeInput.nullable().optional() },
-  bodyError,
-);
+/**
+ * PUT v3/mutes: `until` (optional) later than now and not after year 9999 (putMute checks it). A
+ * user muted must be one a token can name (isUsableUserId): `alice\u200B` would read as alice and
+ * hold back nothing of hers. Removing takes any id, so a mute stored before this rule can go.
+ */
+export const putMuteBody = z
+  .strictObject({ ...muteTarget, until: timeInput.nullable().optional() }, bodyError)
+  .superRefine((body, ctx) => {
+    if (body.targetType === 'user' && !isUsableUserId(body.targetId))
+      ctx.addIssue({ code: 'custom', message: 'expected a user id a token can name', path: ['targetId'] });
+  });
 
 /** DELETE v3/mutes: a JSON body. */
 export const muteTargetInput = z.strictObject(muteTarget, bodyError);

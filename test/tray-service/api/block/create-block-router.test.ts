@@ -59,6 +59,10 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       ['an empty string', { blockUserId: '' }],
       ['two users in one call (one user per call)', { blockUserId: ['u-1', 'u-2'] }],
       ['a string holding U+0000 (no stored id can)', { blockUserId: 'x\u0000' }],
+      // No token can name these users: `alice\u200B` would read as alice and block nobody.
+      ['an id of spaces only', { blockUserId: '   ' }],
+      ['an id holding an invisible character', { blockUserId: 'alice\u200B' }],
+      ['an id holding a bidi override', { blockUserId: '\u202Eecila' }],
     ] as const) {
       it(`answers ${label} with 400 naming blockUserId`, async () => {
         const res = await request(app())

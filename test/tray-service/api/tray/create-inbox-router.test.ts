@@ -210,7 +210,8 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await updated('u-arch', 'archive', { all: true, readOnly: true })).to.equal(1);
       expect(await ids('u-arch', 'archived')).to.deep.equal(['u-arch-b']);
       clock = NOW + MIN;
-      expect(await updated('u-arch', 'archive', { all: true })).to.equal(2);
+      // readOnly false, as a client that always sends the flag does: every record, as without it.
+      expect(await updated('u-arch', 'archive', { all: true, readOnly: false })).to.equal(2);
       expect(await updated('u-arch', 'archive', { ids: [keys.b] })).to.equal(0);
       const archived = (await history('u-arch', 'archived')).data;
       expect(archived.map((r) => [r.targetId, r.archivedAt])).to.deep.equal([
@@ -292,6 +293,7 @@ function inboxSuite(engine?: StorageEngine) {
           ['unarchive', { ids: ['\u0000'] }, /^ids\.0: expected no U\+0000 character/],
           ['seen', { ids: [id], extra: 1 }, /^body: unknown field extra/],
           ['archive', { ids: [id], readOnly: true }, /^readOnly: only with all/],
+          ['archive', { all: true, readOnly: 'yes' }, /^readOnly: expected a boolean/],
           ['unarchive', { all: true }, /ids|all/],
           ['unsnooze', {}, /^ids: /],
           ['snooze', { ids: [id] }, /^until: /],
@@ -467,6 +469,19 @@ function inboxSuite(engine?: StorageEngine) {
       });
       expect(byBody.status).to.equal(400);
       expect(byBody.body.message).to.equal('body: unknown field until');
+    });
+
+    // No token can name such a user (isUsableUserId): `alice\u200B` would be a mute that reads as
+    // one of alice and holds back nothing of hers. A community or post id is the platform's to pick.
+    it('refuses a user mute of an id no user can have with 400 naming targetId, muting nothing', async () => {
+      for (const targetId of ['   ', 'alice\u200B', '\u202Eecila', 'a\u0085b']) {
+        const put = await call('u-mute-odd', 'put', '/v3/mutes', { targetType: 'user', targetId });
+        expect(put.status, JSON.stringify(targetId)).to.equal(400);
+        expect(put.body.message).to.equal('targetId: expected a user id a token can name');
+      }
+      expect(await mutes('u-mute-odd')).to.deep.equal([]);
+      const post = await call('u-mute-odd', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p\u200B1' });
+      expect(post.status, post.text).to.equal(200);
     });
 
     it('keeps a mute until the last millisecond of 9999 through the purge', async () => {
