@@ -1,10 +1,11 @@
-// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000] [--away 1000]`: a quick timing, by hand, of
+// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000] [--away 1000] [--batch N]`: a quick timing, by hand, of
 // the PostgreSQL adapter's post fan-out (--quiet: without live streams to tell) (tray-service/storage/postgres): one post grouped into
 // --members members' `post` records, first new records, then grouped into the existing ones, then
 // after --posters distinct members have posted (a wide group), then after --away members left and
 // came back (each such record counted exactly, docs/tray-rules.md), then 20 posts in one batch, then
 // removals of posts (docs/tray-rules.md#inbox). Target:
-// 10,000 members well under 0.5 s. Uses DATABASE_URL's server when set (in a database of its
+// 10,000 members well under 0.5 s. With `node --expose-gc`, also the heap the worker holds while it
+// tells a fan-out's records to live streams. Uses DATABASE_URL's server when set (in a database of its
 // own), else starts a throwaway PostgreSQL cluster with fsync on in a temp dir.
 import { parseArgs } from 'node:util';
 import type { Activity } from '../tray-service/domain/activity.ts';
@@ -21,6 +22,8 @@ const { values: args } = parseArgs({
     posters: { type: 'string', default: '1000' },
     away: { type: 'string', default: '1000' },
     quiet: { type: 'boolean', default: false },
+    // Members per fan-out statement (TRAY_FANOUT_BATCH); the adapter's default when not given.
+    batch: { type: 'string' },
   },
 });
 const members = Number(args.members);
@@ -75,8 +78,16 @@ async function main(): Promise<void> {
         `baseline, the probe's plain upsert (${round === 1 ? 'new' : 'grouped'}): ${ms.toFixed(0)} ms\n`,
       );
     }
-    const writes = createPostgresWrites(pool);
+    const writes = createPostgresWrites(
+      pool,
+      args.batch === undefined ? {} : { membersPerFanOutStatement: Number(args.batch) },
+    );
     let told = 0;
+    // With node --expose-gc: the heap the worker holds while it tells a fan-out's records (all of
+    // them are held from the commit until the last is told), measured at the first telling.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    let heapBefore = 0;
+    let heapHeld: number | undefined;
     const context = (now: number) => ({
       now,
       retentionDays: 90,
@@ -85,6 +96,10 @@ async function main(): Promise<void> {
         ? {}
         : {
             onWritten: async (records: readonly TrayRecord[]) => {
+              if (gc && heapHeld === undefined) {
+                gc();
+                heapHeld = process.memoryUsage().heapUsed - heapBefore;
+              }
               told += records.length;
             },
           }),
@@ -94,10 +109,19 @@ async function main(): Promise<void> {
       // versions slow the next round's probes.
       if (process.env.VACUUM_BETWEEN) await pool.query('VACUUM tray_records');
       told = 0;
+      heapHeld = undefined;
+      if (gc) {
+        gc();
+        heapBefore = process.memoryUsage().heapUsed;
+      }
       const started = process.hrtime.bigint();
       await writes.fanOutPosts('c-big', posts, context(now));
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      process.stdout.write(`${label}: ${ms.toFixed(0)} ms, ${told} records told\n`);
+      const heap =
+        heapHeld === undefined || told === 0
+          ? ''
+          : `, heap held while telling ${(heapHeld / 1e6).toFixed(0)} MB (${Math.round(heapHeld / told)} bytes a record)`;
+      process.stdout.write(`${label}: ${ms.toFixed(0)} ms, ${told} records told${heap}\n`);
     };
     await time(`1 post to ${members} members, new records`, [post('m0', T0 + 60_000, 'p-1')], T0 + 61_000);
     for (let round = 1; round <= 3; round++)

@@ -7,7 +7,7 @@ import { openPostgresStorage } from './postgres/open-postgres-storage.ts';
 export interface OpenStorageOptions {
   /** Names this process to the database server (pg_stat_activity, MongoDB's client metadata). */
   appName?: string;
-  /** TRAY_FANOUT_BATCH, for the MongoDB adapter's fan-out rounds (PostgreSQL fans out in SQL). */
+  /** TRAY_FANOUT_BATCH: members per round of a community post's fan-out, on either adapter. */
   fanOutBatch?: number;
   /** TRAY_RETENTION_DAYS, for records the MongoDB adapter brings from an older shape at open. */
   retentionDays?: number;
@@ -28,6 +28,7 @@ export async function openStorage(
       poolSize: config.poolSize,
       statementTimeoutMs: config.statementTimeoutMs,
       applicationName: appName,
+      ...(options.fanOutBatch === undefined ? {} : { fanOutBatch: options.fanOutBatch }),
     });
     logger.info({ engine: storage.engine }, 'tray storage open');
     return storage;

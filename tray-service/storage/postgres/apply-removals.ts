@@ -163,8 +163,10 @@ function recomputeSql(members: boolean): string {
   const exact = exactActorsOfRow('r');
   // Without a `post` group the members' branch finds nobody, but the planner cannot know that: it
   // estimates a community's worth of records and reads tray_records whole for one comment's record.
+  // Those of the statement's part only ($8, $9: after and through, by id; null: open).
   const ofMembers = `SELECT mb.user_id, grp.verb, grp.target_id, grp.community_id
            FROM grp CROSS JOIN LATERAL (${postHoldersSql('grp.target_id')}) AS mb WHERE grp.verb = 'post'
+             AND ($8::text IS NULL OR mb.user_id > $8) AND ($9::text IS NULL OR mb.user_id <= $9)
            UNION`;
   return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
      d AS (${members ? ofMembers : ''}
@@ -244,6 +246,29 @@ function recomputeSql(members: boolean): string {
      FROM changed`;
 }
 
+/** Members one statement computes the `post` records of again unless told otherwise. */
+export const REMOVAL_MEMBERS_PER_STATEMENT = 10_000;
+
+/**
+ * The id that ends the part of the communities' post holders after `after` (none: from the
+ * first): the `perStatement`-th of them in id order, or null when fewer are left. Each community's
+ * first ones are read by its primary keys (postHoldersSql's page), never all of them.
+ */
+async function partEnd(
+  client: pg.PoolClient,
+  communities: readonly string[],
+  after: string | null,
+  perStatement: number,
+): Promise<string | null> {
+  const end = await client.query<{ user_id: string }>(
+    `SELECT h.user_id FROM unnest($1::text[]) AS c(id)
+     CROSS JOIN LATERAL (${postHoldersSql('c.id', { after: '$2', limit: '$3' })}) AS h
+     ORDER BY h.user_id OFFSET $3 - 1 LIMIT 1`,
+    [communities, after ?? '', perStatement],
+  );
+  return end.rows[0]?.user_id ?? null;
+}
+
 export interface RemovalsApplied {
   written: InboxRecord[];
   removed: RemovedRecord[];
@@ -273,7 +298,12 @@ interface RecomputedRow {
 export async function applyRemovals(
   client: pg.PoolClient,
   removals: readonly Removal[],
-  options: { now: number; retentionMs: number },
+  options: {
+    now: number;
+    retentionMs: number;
+    /** Members whose `post` records one statement computes again (TRAY_FANOUT_BATCH). */
+    membersPerStatement?: number;
+  },
 ): Promise<RemovalsApplied> {
   const none = { written: [], removed: [], voided: 0, changes: [] };
   if (removals.length === 0) return none;
@@ -322,19 +352,34 @@ export async function applyRemovals(
     replaced.rows.map((row) => row.verb),
     replaced.rows.map((row) => row.expires_at),
   ]);
-  const result = await client.query<RecomputedRow>(recomputeSql(touched.some((row) => row.verb === 'post')), [
-    touched.map((row) => row.verb),
-    touched.map((row) => row.target_id),
-    touched.map((row) => (row.verb === 'post' ? row.target_id : row.community_id)),
-    recipients.rows.map((row) => row.recipient),
-    recipients.rows.map((row) => row.verb),
-    recipients.rows.map((row) => row.target_id),
-    options.now,
-  ]);
+  const communities = touched.filter((row) => row.verb === 'post').map((row) => row.target_id);
+  const perStatement = options.membersPerStatement ?? REMOVAL_MEMBERS_PER_STATEMENT;
+  const rows: RecomputedRow[] = [];
+  // The members' `post` records a part at a time (by id), each in a statement of its own in this
+  // transaction, so a community of any size stays inside the statement timeout; the other
+  // recipients' records with the first part.
+  for (let after: string | null = null, first = true; ; first = false) {
+    const through: string | null =
+      communities.length === 0 ? null : await partEnd(client, communities, after, perStatement);
+    const result = await client.query<RecomputedRow>(recomputeSql(communities.length > 0), [
+      touched.map((row) => row.verb),
+      touched.map((row) => row.target_id),
+      touched.map((row) => (row.verb === 'post' ? row.target_id : row.community_id)),
+      first ? recipients.rows.map((row) => row.recipient) : [],
+      first ? recipients.rows.map((row) => row.verb) : [],
+      first ? recipients.rows.map((row) => row.target_id) : [],
+      options.now,
+      // The members' part, when there are members: no other statement reads them.
+      ...(communities.length > 0 ? [after, through] : []),
+    ]);
+    rows.push(...result.rows);
+    if (through === null) break;
+    after = through;
+  }
   const written: InboxRecord[] = [];
   const removed: RemovedRecord[] = [];
   const changes: RemovalTrayChange[] = [];
-  for (const row of result.rows) {
+  for (const row of rows) {
     const identity = { userId: row.user_id, key: row.key };
     const before = recordCounts({
       actors: row.old_actors,

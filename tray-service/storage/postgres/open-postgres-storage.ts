@@ -28,7 +28,13 @@ const PING_TIMEOUT_MS = 5_000;
  * port on that pool. A failing migration ends the pool and stops start-up. A server that does not
  * answer within FIRST_ANSWER_MS fails the open before the migrations, which are not bounded.
  */
-export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<TrayStorage> {
+export async function openPostgresStorage(
+  url: string,
+  options: PostgresOptions & {
+    /** TRAY_FANOUT_BATCH: members one statement of a community post's fan-out writes at most. */
+    fanOutBatch?: number;
+  },
+): Promise<TrayStorage> {
   await awaitFirstAnswer(url, options.applicationName);
   const pool = connectPostgres(url, options);
   try {
@@ -49,7 +55,10 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
   return {
     engine: 'postgres',
     records: createPostgresRecords(pool),
-    writes: createPostgresWrites(pool),
+    writes: createPostgresWrites(
+      pool,
+      options.fanOutBatch === undefined ? {} : { membersPerFanOutStatement: options.fanOutBatch },
+    ),
     lastRead: createPostgresLatestTimes(pool, 'tray_last_read'),
     clears: createPostgresLatestTimes(pool, 'tray_clears'),
     blockList: createPostgresBlockList(pool),

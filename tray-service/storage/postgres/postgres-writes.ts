@@ -29,6 +29,13 @@ import { forgetKeptState } from './postgres-deleted-users.ts';
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
 export const WRITTEN_BATCH = 1_000;
 
+/**
+ * Members one statement of a community's fan-out writes at most (writeInParts) unless
+ * TRAY_FANOUT_BATCH says otherwise: about 0.2 s of work on a 2-vCPU VM, so even a community of
+ * millions stays far inside PG_STATEMENT_TIMEOUT_MS.
+ */
+export const FAN_OUT_MEMBERS_PER_STATEMENT = 10_000;
+
 /** Stored posts applied per statement of a late join's backfill. */
 export const BACKFILL_BATCH = 50;
 
@@ -108,7 +115,10 @@ function memberParts(changes: readonly MembershipChange[]): MembershipChange[][]
  * recipient's record with one set-based upsert (upsert-group-records.ts); live streams are told
  * after commit. Personal activities of concurrent calls share one such transaction.
  */
-export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
+export function createPostgresWrites(
+  pool: pg.Pool,
+  { membersPerFanOutStatement = FAN_OUT_MEMBERS_PER_STATEMENT }: { membersPerFanOutStatement?: number } = {},
+): TrayWritesPort {
   const retentionMsOf = (context: WriteContext) => context.retentionDays * DAY_MS;
 
   const groupWriteOf = (context: WriteContext): GroupWrite => ({
@@ -116,6 +126,44 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     retentionMs: retentionMsOf(context),
     returning: context.onWritten !== undefined,
   });
+
+  /**
+   * A community's fan-out as one statement per membersPerFanOutStatement members, by id, in the
+   * caller's transaction: each statement stays well inside the statement timeout and sorts its
+   * rows in memory however large the community. Each member is met by exactly one statement, so
+   * what each statement's own snapshot shows of a member (a join committed meanwhile) is as
+   * consistent as one statement's; leaves wait for the fan-out (the group lock).
+   */
+  async function writeInParts(
+    client: pg.PoolClient,
+    activities: readonly Activity[],
+    deliveries: Extract<Deliveries, { kind: 'community' }>,
+    options: GroupWrite,
+  ): Promise<InboxRecord[]> {
+    const written: InboxRecord[] = [];
+    let after: string | null = null;
+    for (;;) {
+      // The id that ends this part: the last of the next membersPerFanOutStatement membership rows
+      // (a member back after leaving has several), none when fewer are left.
+      const end: pg.QueryResult<{ user_id: string }> = await client.query(
+        `SELECT user_id FROM tray_memberships
+         WHERE community_id = $1 AND ($2::text IS NULL OR user_id > $2)
+         ORDER BY user_id OFFSET $3 LIMIT 1`,
+        [deliveries.communityId, after, membersPerFanOutStatement - 1],
+      );
+      const through = end.rows[0]?.user_id ?? null;
+      written.push(
+        ...(await upsertGroupRecords(
+          client,
+          activities,
+          { ...deliveries, members: { after, through } },
+          options,
+        )),
+      );
+      if (through === null) return written;
+      after = through;
+    }
+  }
 
   async function writeGroups(
     activities: readonly Activity[],
@@ -156,7 +204,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       const live = await withoutVoided(client, activities);
       await upsertGroupActors(client, live, retentionMs);
       const options = { now, retentionMs, returning };
-      const written = await upsertGroupRecords(client, live, deliveries, options);
+      const written =
+        deliveries.kind === 'community' && !deliveries.only
+          ? await writeInParts(client, live, deliveries, options)
+          : await upsertGroupRecords(client, live, deliveries, options);
       if (deliveries.kind !== 'community' || live.length === 0) return written;
       // Those whose leave covering a post was processed after the post took its place (in its keep,
       // before this transaction, or at its first delivery): the memberships the statement above
@@ -344,7 +395,11 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     if (removals.length === 0) return;
     const retentionMs = retentionMsOf(context);
     const { written, removed } = await inTransaction(pool, async (client) => {
-      const applied = await applyRemovals(client, removals, { now: context.now, retentionMs });
+      const applied = await applyRemovals(client, removals, {
+        now: context.now,
+        retentionMs,
+        membersPerStatement: membersPerFanOutStatement,
+      });
       if (eventKey !== undefined)
         await recordRemovalOutcome(client, eventKey, applied, context.now + retentionMs);
       return applied;

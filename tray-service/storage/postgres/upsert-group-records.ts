@@ -226,6 +226,15 @@ function written(rows: readonly WrittenRow[], activities: readonly Activity[], n
   });
 }
 
+/**
+ * The members of a community one fan-out statement reaches: ids after `after` (none: from the
+ * first) up to and including `through` (none: to the last), in the column's own order.
+ */
+export interface MemberRange {
+  after: string | null;
+  through: string | null;
+}
+
 /** Where a grouped upsert's recipients come from. */
 export type Deliveries =
   /** Each activity's own audience user (comments, replies, reactions, mentions). */
@@ -234,7 +243,7 @@ export type Deliveries =
    * Every member of the community at each post's createdAt (membership by time), or only those
    * of `only` among them (a late join's backfill). The activities must all be of one record group.
    */
-  | { kind: 'community'; communityId: string; only?: readonly string[] }
+  | { kind: 'community'; communityId: string; only?: readonly string[]; members?: MemberRange }
   /**
    * Those of `users` (late-leavers.ts) the memberships leave out at a post's time who are members
    * for it by the processing order (tray_member_for): a leave of theirs covering the post was
@@ -242,6 +251,9 @@ export type Deliveries =
    * place, so a redelivery reaches whom the first delivery did. Of one record group, as above.
    */
   | { kind: 'lateLeavers'; communityId: string; users: readonly string[] };
+
+/** The membership `mb` is in the statement's MemberRange ($6, $7): a range scan of the primary key. */
+const IN_MEMBER_RANGE = `($6::text IS NULL OR mb.user_id > $6) AND ($7::text IS NULL OR mb.user_id <= $7)`;
 
 /** Whether `user`'s mutes held back the activity `p` (held-back-sql.ts; their primary key). */
 const heldBackOf = (user: string) =>
@@ -322,16 +334,18 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
             ON mb.community_id = $4 AND mb.from_at <= p.at AND p.at < mb.to_at
           LEFT JOIN mk ON mk.user_id = mb.user_id
           WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+            AND ${IN_MEMBER_RANGE}
             AND (mk.user_id IS NULL OR NOT ${heldBackOf('mb.user_id')})
             AND NOT ${deletedUserSql('mb.user_id')}`;
   const only = deliveries.only ? [...deliveries.only] : null;
+  const range = [deliveries.members?.after ?? null, deliveries.members?.through ?? null];
   // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
   if (single)
     return {
       sql: `SELECT mb.user_id, p.verb, p.target_id, $4::text AS community_id,
               CASE WHEN mb.to_at = ${OPEN_END} THEN mb.from_at END AS open_from,
               p.at AS first_at, p.i AS newest_i ${members}`,
-      params: [deliveries.communityId, only],
+      params: [deliveries.communityId, only, ...range],
     };
   // Several posts of the one group: each membership interval folds the posts it holds, so the
   // statement never sorts or hashes members x posts rows (a member may have two intervals). Most
@@ -360,9 +374,10 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
                          AND mb.user_id <> ALL (b.authors) AND mk.user_id IS NULL AS whole) AS x
           ) AS f
           WHERE f.newest_i IS NOT NULL AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+            AND ${IN_MEMBER_RANGE}
             AND NOT ${deletedUserSql('mb.user_id')}
           GROUP BY mb.user_id, b.verb, b.target_id`,
-    params: [deliveries.communityId, only],
+    params: [deliveries.communityId, only, ...range],
   };
 }
 

@@ -65,6 +65,12 @@ async function opened(
   };
 }
 
+/**
+ * TRAY_FANOUT_BATCH for both adapters: a handful, so a fan-out or a removal in any community of
+ * the cases above a few members goes in parts, and every case checks those parts against the model.
+ */
+const FAN_OUT_BATCH = 7;
+
 /** On the test FerretDB, or the MongoDB server MONGODB_URI names. */
 const mongodb: ConformanceAdapter = {
   engine: 'mongodb',
@@ -73,7 +79,8 @@ const mongodb: ConformanceAdapter = {
     const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');
     return opened(
-      () => openMongoStorage(mongoUri, dbName, { appName: 'conformance', logger }),
+      () =>
+        openMongoStorage(mongoUri, dbName, { appName: 'conformance', logger, fanOutBatch: FAN_OUT_BATCH }),
       async () => {
         const client = await MongoClient.connect(mongoUri);
         try {
@@ -98,6 +105,7 @@ const postgres: ConformanceAdapter = {
           poolSize: 8,
           statementTimeoutMs: 30_000,
           applicationName: 'conformance',
+          fanOutBatch: FAN_OUT_BATCH,
         }),
       () => database.drop(),
     );

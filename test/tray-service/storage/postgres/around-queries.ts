@@ -20,3 +20,36 @@ export function aroundQueries(
     },
   });
 }
+
+/**
+ * `pool` whose checked-out clients (`connect`, as a transaction takes one) have each `query` call
+ * passed through `around` as aroundQueries does: how a test observes the statements sent inside a
+ * transaction. The client's other methods, `release` among them, are the client's own.
+ */
+export function aroundClientQueries(
+  pool: pg.Pool,
+  around: (text: unknown, run: () => Promise<pg.QueryResult>) => Promise<unknown>,
+): pg.Pool {
+  const wrap = (client: pg.PoolClient): pg.PoolClient =>
+    new Proxy(client, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (property === 'query')
+          return (...args: unknown[]) =>
+            around(args[0], () =>
+              (target.query as (...a: unknown[]) => Promise<pg.QueryResult>).apply(target, args),
+            );
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  return new Proxy(pool, {
+    get(target, property, receiver) {
+      if (property !== 'connect') return Reflect.get(target, property, receiver) as unknown;
+      // The pool's own `query` checks out a client with a callback: that one is left as it is.
+      return (...args: unknown[]) =>
+        args.length > 0
+          ? (target.connect as (...a: unknown[]) => unknown).apply(target, args)
+          : target.connect().then(wrap);
+    },
+  });
+}

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
+import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import {
   PURGE_GRACE_MS,
@@ -14,7 +15,7 @@ import {
   PERSONAL_ACTIVITIES_PER_WRITE,
 } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
-import { aroundQueries } from './around-queries.ts';
+import { aroundClientQueries, aroundQueries } from './around-queries.ts';
 import { NEW_INBOX_STATE } from '../../../../tray-service/domain/inbox-state.ts';
 import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
@@ -277,6 +278,70 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         actorsCount: 2,
       });
       expect(await tray.record('u-away', 'post', 'c-batch')).to.deep.include({ actorsCount: 3 });
+    });
+
+    it('writes a community larger than one statement reaches a part of its members at a time: each member once, the same records', async () => {
+      // A statement over every member of a very large community would outlast the statement timeout
+      // and sort all its rows at once; parts of members (by id) bound both.
+      const ids = Array.from({ length: 25 }, (_, n) => `m${String(n).padStart(2, '0')}`);
+      const shapes = async (communityId: string) => {
+        await memberships([
+          ...ids.map((userId) => join(communityId, userId, 0)),
+          leave(communityId, 'm03', 3),
+          leave(communityId, 'm11', 2),
+          join(communityId, 'm11', 4),
+          join(communityId, 'm30', 9),
+        ]);
+        return {
+          single: [post(communityId, 'm07', 1)],
+          batch: [2, 4, 5].map((n) => post(communityId, `m${n}0`, n)),
+        };
+      };
+      const statements: number[] = [];
+      const observed = aroundClientQueries(tray.pg.pool, async (text, run) => {
+        const result = await run();
+        const sql = typeof text === 'string' ? text : (text as { text?: unknown }).text;
+        if (typeof sql === 'string' && sql.includes('grouped upsert, community fan-out'))
+          statements.push(result.rowCount ?? 0);
+        return result;
+      });
+      const parts = createPostgresWrites(observed, { membersPerFanOutStatement: 10 });
+      const inParts = await shapes('c-parts');
+      const reachedEach: number[] = [];
+      for (const posts of [inParts.single, inParts.batch]) {
+        statements.length = 0;
+        tray.told.length = 0;
+        await parts.fanOutPosts('c-parts', posts, tray.context());
+        expect(statements.length, 'fan-out statements').to.be.at.least(3);
+        expect(Math.max(...statements), 'records written by one statement').to.be.at.most(10);
+        const told = tray.told.map((record) => record.userId);
+        expect(told.length, 'members told twice').to.equal(new Set(told).size);
+        reachedEach.push(told.length);
+      }
+      expect(reachedEach, 'members told of the post, then of the batch').to.deep.equal([24, 25]);
+      const whole = await shapes('c-whole');
+      for (const posts of [whole.single, whole.batch])
+        await tray.writes.fanOutPosts('c-whole', posts, tray.context());
+      const comparable = (record: TrayRecord | undefined, communityId: string) =>
+        record && {
+          ...record,
+          key: '',
+          targetId: '',
+          feed: { ...record.feed, id: '' },
+          lastActionId: record.lastActionId.replace(communityId, ''),
+        };
+      let reached = 0;
+      for (const userId of [...ids, 'm30']) {
+        const inPartsRecord = await tray.record(userId, 'post', 'c-parts');
+        if (inPartsRecord) reached += 1;
+        expect(comparable(inPartsRecord, 'c-parts'), userId).to.deep.equal(
+          comparable(await tray.record(userId, 'post', 'c-whole'), 'c-whole'),
+        );
+      }
+      expect(reached, 'members reached').to.equal(25);
+      expect(await tray.record('m30', 'post', 'c-parts')).to.equal(undefined);
+      expect(await tray.record('m11', 'post', 'c-parts')).to.deep.include({ actorsCount: 3 });
+      expect(await tray.record('m03', 'post', 'c-parts')).to.deep.include({ actorsCount: 2 });
     });
 
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
