@@ -44,10 +44,24 @@ export const cursorQuery = () =>
     .transform((text) => Math.min(Number(text), Number.MAX_SAFE_INTEGER))
     .meta(documentedAs({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }));
 
+function isLocaleTag(tag: string): boolean {
+  try {
+    // `pt_BR` is read as `pt-BR` (docs/messages.md).
+    return Intl.getCanonicalLocales(tag.replaceAll('_', '-')).length === 1;
+  } catch {
+    return false;
+  }
+}
+
 /** The locale of `description`, as a query parameter. */
 export const localeQuery = z
   .string({ error: 'expected one locale tag' })
   .max(35, { error: 'expected a locale tag of at most 35 characters' })
+  // Empty reads as none, and `*` as Accept-Language's choice; any other must be a BCP 47 tag
+  // (one the tray has no messages for still falls back to the default).
+  .refine((tag) => tag === '' || tag === '*' || isLocaleTag(tag), {
+    error: 'expected a locale tag such as de or pt-BR, or *',
+  })
   .optional()
   .meta({
     param: {

@@ -168,6 +168,25 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.headers['content-language']).to.equal('de');
     });
 
+    // A tag that does not parse was dropped in silence: the caller got the default and no word why.
+    // A well-formed tag the tray has no messages for still falls back (Content-Language says which).
+    for (const path of ['/notifications/v3/history', '/notifications/v2/history'])
+      it(`answers ${path}?locale= with a tag that does not parse 400 naming locale`, async () => {
+        const auth = await bearer(user);
+        for (const bad of ['!!!', 'de__DE', 'en--us', 'x', 'pt-'])
+          expect(
+            (await request(app()).get(`${path}?locale=${bad}`).set('Authorization', auth).expect(400)).body,
+            bad,
+          ).to.deep.include({ message: 'locale: expected a locale tag such as de or pt-BR, or *' });
+        const unknown = await request(app()).get(`${path}?locale=tlh`).set('Authorization', auth).expect(200);
+        expect(unknown.headers['content-language']).to.equal('en');
+        const underscored = await request(app())
+          .get(`${path}?locale=de_DE`)
+          .set('Authorization', auth)
+          .expect(200);
+        expect(underscored.headers['content-language']).to.equal('de');
+      });
+
     it('never answers a language Accept-Language refused with q=0, even shortened from a longer tag', async () => {
       const auth = await bearer(user);
       const en = await request(app()).get('/notifications/v3/history').set('Authorization', auth);
