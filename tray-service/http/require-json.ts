@@ -21,12 +21,23 @@ const emptyBodies = new WeakSet<object>();
  * every call.
  */
 export function jsonBody(limit: string = BODY_LIMIT): RequestHandler[] {
+  // A body framed in chunks with no content type may hold no bytes (a client that frames every
+  // call so): read first, then refused only if it held some.
+  const readUntyped = express.raw({ limit, type: (req) => req.headers['content-type'] === undefined });
   return [
-    (req, _res, next) => {
-      if (hasBody(req.headers) && !req.is('application/json')) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
-      }
-      next();
+    (req, res, next) => {
+      if (!hasBody(req.headers) || req.is('application/json')) return next();
+      if (req.headers['content-type'] !== undefined)
+        return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json'));
+      readUntyped(req, res, (error?: unknown) => {
+        if (error !== undefined) return next(error);
+        const bytes: unknown = req.body;
+        if (Buffer.isBuffer(bytes) && bytes.length > 0)
+          return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json'));
+        // No bytes: no body. express.json below finds the body read and leaves it.
+        emptyBodies.add(req);
+        next();
+      });
     },
     express.json({
       limit,

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import express from 'express';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import request from 'supertest';
 import { errorMiddleware } from '../../../shared/http/error-middleware.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
@@ -13,6 +16,24 @@ function appWithJsonBody() {
   });
   app.use(errorMiddleware(createLogger({ name: 'test', level: 'silent' })));
   return app;
+}
+
+/** POSTs `text` to /echo in one chunk with no content type (Node frames a body of no length so). */
+async function postChunked(app: express.Express, text: string): Promise<{ status: number; text: string }> {
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/echo' });
+    req.write(text);
+    req.end();
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+    let body = '';
+    for await (const chunk of res) body += String(chunk);
+    return { status: res.statusCode ?? 0, text: body };
+  } finally {
+    server.close();
+  }
 }
 
 describe('jsonBody (the JSON body of a tray or admin call)', () => {
@@ -53,5 +74,14 @@ describe('jsonBody (the JSON body of a tray or admin call)', () => {
       expect(res.body, JSON.stringify(framing)).to.deep.equal({ body: 'none' });
     }
     expect((await post('{}').expect(200)).body).to.deep.equal({ body: {} });
+  });
+
+  // A client that frames every call in chunks sends an empty chunked body with no content type.
+  it('passes a body of no bytes and no content type on as no body, chunked too; one with bytes is 415', async () => {
+    const chunked = await request(app).post('/echo').set('Transfer-Encoding', 'chunked');
+    expect([chunked.status, chunked.body]).to.deep.equal([200, { body: 'none' }]);
+    const typeless = await postChunked(app, '{"a":1}');
+    expect(typeless.status).to.equal(415);
+    expect(JSON.parse(typeless.text).message).to.equal('request body must be application/json');
   });
 });

@@ -9,7 +9,7 @@ import { putMute } from '../../use-cases/put-mute.ts';
 import { removeMute } from '../../use-cases/remove-mute.ts';
 import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { callerId } from '../../http/auth/require-user.ts';
-import { admitted } from '../../http/rate-limit/limit-per-user.ts';
+import { admitted, admittedBeforeError } from '../../http/rate-limit/limit-per-user.ts';
 import { noInput } from '../../http/no-input.ts';
 import { noQuery } from '../../http/no-query.ts';
 import { jsonBody } from '../../http/require-json.ts';
@@ -151,5 +151,7 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
     })
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
 
+  // A read that went ahead of its count and failed still answers after it (limitPerUserAhead).
+  router.use(admittedBeforeError);
   return router;
 }

@@ -13,7 +13,7 @@ import { markAll } from '../../use-cases/mark-all.ts';
 import { markRead } from '../../use-cases/mark-read.ts';
 import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { callerId } from '../../http/auth/require-user.ts';
-import { admitted } from '../../http/rate-limit/limit-per-user.ts';
+import { admitted, admittedBeforeError } from '../../http/rate-limit/limit-per-user.ts';
 import { jsonBody } from '../../http/require-json.ts';
 import { noBody, noInput } from '../../http/no-input.ts';
 import { noQuery } from '../../http/no-query.ts';
@@ -159,5 +159,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     })
     .all(methodNotAllowed(['DELETE']));
 
+  // A read that went ahead of its count and failed still answers after it (limitPerUserAhead).
+  router.use(admittedBeforeError);
   return router;
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { callerId } from '../auth/require-user.ts';
@@ -84,3 +84,18 @@ export async function admitted(res: Response): Promise<void> {
   const admission: unknown = res.locals.admission;
   if (admission instanceof Promise) await admission;
 }
+
+/**
+ * For a router of reads that go ahead, after its routes: a route that fails (a refused input, a
+ * storage error) before its call is counted answers once it is, with the X-RateLimit headers, or
+ * with the 429 instead when the call was over the limit.
+ */
+export const admittedBeforeError: ErrorRequestHandler = async (error: unknown, _req, res, next) => {
+  try {
+    await admitted(res);
+  } catch (refusal) {
+    next(refusal);
+    return;
+  }
+  next(error);
+};

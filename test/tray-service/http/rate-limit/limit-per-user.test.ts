@@ -76,6 +76,22 @@ describe('per-user rate limit (docs/contract.md#limits)', () => {
       });
     }
 
+    // A bad input is refused at once, ahead of the count: the answer must still wait for it.
+    for (const path of ['/notifications/v3/history?sort=asc', '/notifications/v2/history?page=0']) {
+      it(`GET ${path}: a refused input that went ahead carries the count, or answers 429 over the limit`, async () => {
+        const app = api.app();
+        const caller = await bearer(uniqueName('ahead'));
+        // Heard of, with calls to spare: its next read goes ahead of the count.
+        await request(app).get('/notifications/v3').set('Authorization', caller).expect(200);
+        const within = await request(app).get(path).set('Authorization', caller).expect(400);
+        expect(within.headers['x-ratelimit-limit']).to.equal('5');
+        expect(within.headers['x-ratelimit-remaining']).to.equal('3');
+        const { reader, auth } = await staleReader(uniqueName('ahead'));
+        const over = await request(reader).get(path).set('Authorization', auth).expect(429);
+        expect(over.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
+      });
+    }
+
     it('never lets a call that changes anything run before it is counted', async () => {
       const user = uniqueName('ahead');
       await seedRecords(api.storage, [{ userId: user }]);
