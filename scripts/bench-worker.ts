@@ -90,6 +90,8 @@ try {
     poolSize: 20,
     statementTimeoutMs: 60_000,
     applicationName: 'bench-worker',
+    // As the tray service reads it: members per statement of a community's fan-out.
+    ...(process.env.TRAY_FANOUT_BATCH ? { fanOutBatch: Number(process.env.TRAY_FANOUT_BATCH) } : {}),
   });
   const sql = new pg.Pool({ connectionString: url, options: POSTGRES_SESSION_OPTIONS, max: 8 });
   // pool.end() resolves before its connections have closed: the server stopping right after must
