@@ -5,9 +5,13 @@ import { sendRequest, type TrayConnection, type TrayRequest } from './request/se
 import { openTrayStream, type TrayStreamOptions } from './stream/open-tray-stream.ts';
 import type { TrayStreamEvent } from './stream/tray-stream-event.ts';
 import { trayMethods, type TrayMethods } from './tray/tray-methods.ts';
+import { absoluteBase } from './base-url.ts';
 
 export interface TrayClientOptions {
-  /** The tray service's URL, e.g. `https://tray.example.org` (a path prefix is kept). */
+  /**
+   * The tray service's URL, e.g. `https://tray.example.org` (a path prefix is kept). In a browser
+   * it may be relative to the page: '' is the page's own origin.
+   */
   baseUrl: string;
   /**
    * The user's bearer token (a JWT the service accepts). Asked before every call and after every
@@ -61,18 +65,8 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
       'createTrayClient: this runtime has no AbortSignal.any (docs/client.md lists the browsers)',
     );
   }
-  // 'localhost:8081' (the scheme forgotten) parses, as a URL of scheme `localhost:`: every call
-  // would then fail with fetch's own error, which names no option.
-  // A query or a fragment: every path is joined after it, so every call would miss the service.
-  if (
-    !URL.canParse(options.baseUrl) ||
-    !/^https?:$/.test(new URL(options.baseUrl).protocol) ||
-    /[?#]/.test(options.baseUrl)
-  ) {
-    throw new TypeError(
-      `createTrayClient: baseUrl must be an absolute http(s) URL without a query or fragment, got ${JSON.stringify(options.baseUrl)}`,
-    );
-  }
+  // Resolved once, as the stream resolves its own: '' is a page's origin in a browser.
+  const baseUrl = absoluteBase(options.baseUrl, 'createTrayClient');
   // NaN (a Number() of a variable left unset) would send every retry at once, ignoring Retry-After.
   const retries = options.retries ?? 3;
   if (!Number.isSafeInteger(retries) || retries < 0)
@@ -97,7 +91,7 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
     );
   const given = options.fetch;
   const connection: TrayConnection = {
-    baseUrl: options.baseUrl,
+    baseUrl,
     getToken: options.getToken,
     // Always called unbound: a browser's fetch (the global one, or `window.fetch` passed in) throws
     // "Illegal invocation" when called as a method of another object, as `connection.fetch(…)` is.
@@ -113,7 +107,7 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
     ...blockMethods(send),
     stream: (streamOptions) =>
       openTrayStream({
-        baseUrl: options.baseUrl,
+        baseUrl,
         getToken: options.getToken,
         fetch: connection.fetch,
         ...streamOptions,

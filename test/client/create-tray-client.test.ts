@@ -8,7 +8,7 @@ import { useScriptedServers } from './support/scripted-servers.ts';
 describe('createTrayClient', function () {
   this.timeout(30_000);
 
-  it('refuses a baseUrl that is not an absolute http(s) URL, naming it', () => {
+  it('refuses a baseUrl that is not an http(s) URL, naming it (no page to resolve it against in Node)', () => {
     // 'localhost:8081' parses as a URL whose scheme is `localhost:`.
     // A query or a fragment: every path would be joined after it (`/tray?key=a/notifications/v3`).
     for (const baseUrl of [
@@ -18,10 +18,12 @@ describe('createTrayClient', function () {
       'https://gw.example.org/tray?key=abc',
       'https://gw.example.org/tray#x',
       'https://gw.example.org/tray?',
+      '',
+      '/tray',
     ])
       expect(() => createTrayClient({ baseUrl, getToken: () => 't' }), baseUrl).to.throw(
         TypeError,
-        `createTrayClient: baseUrl must be an absolute http(s) URL without a query or fragment, got ${JSON.stringify(baseUrl)}`,
+        `createTrayClient: baseUrl must be an http(s) URL without a query or fragment (in a browser, it may be relative to the page), got ${JSON.stringify(baseUrl)}`,
       );
     expect(() =>
       createTrayClient({ baseUrl: 'HTTPS://tray.example.org/api', getToken: () => 't' }),
@@ -88,6 +90,33 @@ describe('createTrayClient', function () {
       });
       const client = createTrayClient({ baseUrl, getToken: () => 'a-token', fetch: browserFetch });
       expect(await client.counts()).to.deep.equal({ totalUnreadCount: 3, totalUnseenCount: 1 });
+    });
+  });
+
+  // The stream took a page-relative baseUrl and the calls refused it: a page that used one for
+  // both (docs/client.md) could not make the client at all.
+  describe('in a browser (a page’s location)', () => {
+    const servers = useScriptedServers();
+
+    it('resolves a baseUrl relative to the page: "" is its origin, for calls as for the stream', async () => {
+      const paths: string[] = [];
+      const origin = await servers.serve((req, res) => {
+        paths.push(req.url ?? '');
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: { totalUnreadCount: 2, totalUnseenCount: 0 } }));
+      });
+      Object.defineProperty(globalThis, 'location', {
+        value: { href: `${origin}/app/page?tab=tray` },
+        configurable: true,
+      });
+      let client: ReturnType<typeof createTrayClient>;
+      try {
+        client = createTrayClient({ baseUrl: '', getToken: () => 'a-token' });
+      } finally {
+        Reflect.deleteProperty(globalThis, 'location');
+      }
+      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 0 });
+      expect(paths).to.deep.equal(['/notifications/v3']);
     });
   });
 

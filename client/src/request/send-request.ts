@@ -53,6 +53,8 @@ export interface TrayRequest {
  * `TimeoutError`, not sent again: like a dropped connection, the service may have applied it.
  */
 export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
+  // Aborted already: no token asked for a call that is over.
+  request.signal?.throwIfAborted();
   const url = requestUrl(connection.baseUrl, request);
   // Before the first token: retryWithinMs counts from when the app made the call (an `until`
   // measured then), not from when getToken answered.

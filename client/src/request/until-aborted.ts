@@ -5,7 +5,11 @@
  */
 export function untilAborted<T>(value: T | PromiseLike<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return Promise.resolve(value);
-  if (signal.aborted) return Promise.reject(signal.reason as unknown);
+  if (signal.aborted) {
+    // Dropped, but never left to fail unhandled: that would end a Node process.
+    Promise.resolve(value).catch(() => undefined);
+    return Promise.reject(signal.reason as unknown);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as unknown);
     signal.addEventListener('abort', onAbort, { once: true });

@@ -1,4 +1,5 @@
 import { defaultReconnectPolicy, type ReconnectPolicy } from './reconnect-delay.ts';
+import { absoluteBase } from '../base-url.ts';
 
 /** What openTrayStream takes that must hold before it can work, as the caller gave it. */
 export interface StreamSettingsOptions {
@@ -26,7 +27,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export function streamSettings(options: StreamSettingsOptions): StreamSettings {
   return {
-    base: absoluteBase(options.baseUrl),
+    base: absoluteBase(options.baseUrl, 'openTrayStream'),
     policy: {
       initialMs: positive(
         'reconnect.initialMs',
@@ -38,26 +39,6 @@ export function streamSettings(options: StreamSettingsOptions): StreamSettings {
     // Counted by one timer per read (readSse), unlike the reconnect waits, which wait() splits.
     idleTimeoutMs: timer('idleTimeoutMs', positive('idleTimeoutMs', options.idleTimeoutMs, 45_000)),
   };
-}
-
-/**
- * `baseUrl` as an absolute URL. In a browser (or a worker) it may be relative to the page, resolved
- * as the page's fetch would resolve it: '' is the page's origin, '/tray' a path on it. Anywhere
- * else, or when it is no URL at all, a mistake would show only as every connection failing,
- * retried for ever without a word: it is thrown instead.
- */
-function absoluteBase(baseUrl: string): string {
-  // The joined form, as requests are made: '' + '/' names the origin's root, not the page.
-  const root = `${baseUrl.replace(/\/+$/, '')}/`;
-  const page = (globalThis as { location?: { href?: unknown } }).location?.href;
-  const against = typeof page === 'string' ? page : undefined;
-  const resolved = URL.canParse(root, against) ? new URL(root, against) : undefined;
-  // A query or a fragment: the stream's path is joined after it, and would miss the service.
-  if (resolved === undefined || !/^https?:$/.test(resolved.protocol) || /[?#]/.test(baseUrl))
-    throw new TypeError(
-      `openTrayStream: baseUrl must be an http(s) URL without a query or fragment (in a browser, it may be relative to the page), got ${JSON.stringify(baseUrl)}`,
-    );
-  return resolved.href.replace(/\/+$/, '');
 }
 
 function positive(name: string, given: unknown, fallback: number): number {

@@ -191,6 +191,39 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  // The app's getToken was called and its promise dropped: a token source failing later (one down,
+  // or one on the same signal) was an unhandled rejection, which ends a Node process.
+  describe('given a signal aborted before the call', () => {
+    it('rejects with its reason at once, asking no token and sending nothing', async () => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        let tokens = 0;
+        let fetches = 0;
+        const client = createTrayClient({
+          baseUrl: 'http://127.0.0.1:9',
+          getToken: () => {
+            tokens += 1;
+            return new Promise<string>((_resolve, reject) =>
+              setTimeout(() => reject(new Error('token service down')), 20),
+            );
+          },
+          fetch: async () => {
+            fetches += 1;
+            return new Response('{}');
+          },
+        });
+        const reason = new Error('the user left the page');
+        await expect(client.counts({ signal: AbortSignal.abort(reason) })).to.be.rejectedWith(reason);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect({ tokens, fetches, unhandled }).to.deep.equal({ tokens: 0, fetches: 0, unhandled: [] });
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+  });
+
   describe('refused with a Retry-After as long as maxRetryWaitMs, from a scripted server', () => {
     const servers = useScriptedServers();
     /** A server refusing every other call with 429 and `Retry-After: 1`, answering the rest. */
