@@ -179,9 +179,15 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
     outcome,
     { retentionDays: deps.eventsRetentionDays, now: new Date(now()) },
   );
+  // An event stored before (the platform's delivery again, past the dedupe window) is dated by its
+  // first receipt, as a replay is: a date past its receipt counts from that one (event-time.ts).
+  const asStored =
+    platform && first.receivedAt.getTime() !== receivedAt.getTime()
+      ? mapEvent({ event: job.event, data: job.data, receivedAt: first.receivedAt.getTime() })
+      : judged;
   // A sender's verdict stored first stands: a replay carries no scheme, and a stored event is judged
   // by the name alone then; one first found another sender's stays so, whatever the setting says now.
-  const mapped = first.status === 'foreign' ? FOREIGN : judged;
+  const mapped = first.status === 'foreign' ? FOREIGN : asStored;
   if (mapped.bans) {
     if (!deps.publishBans) throw new Error('applyJob: a ban event needs publishBans to publish it');
     // Durable first: a crash between the two leaves the job to be retried, and both steps keep
@@ -247,8 +253,8 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   // once every write is done: a replay that failed on the way keeps the old verdict, and replaying
   // the same filter again finds it.
   const stored =
-    platform && restates(first, outcome)
-      ? ((await deps.storage.events.restate(first.key, outcome, new Date(now()))) ?? first)
+    platform && restates(first, outcomeOf(asStored))
+      ? ((await deps.storage.events.restate(first.key, outcomeOf(asStored), new Date(now()))) ?? first)
       : first;
   const decided = deps.onStored ? await deps.onStored(stored) : undefined;
   const appliedAt = new Date(now());

@@ -226,6 +226,33 @@ for (const engine of REQUIRED_ENGINES) {
       expect(await suite.storage.records.count('u-m2', now + 2_000)).to.equal(1);
     });
 
+    // A date more than a day past its receipt counts from the receipt (event-time.ts). A delivery
+    // of an event stored before (the platform's again, past the dedupe window) is dated by the
+    // receipt stored, as a replay is: by its own, the record moved as if something new happened.
+    it('dates an event stored before by its first receipt, not by a later delivery’s', async () => {
+      await apply(
+        membershipEvent('join', ['u-m3'], 'c-late', new Date(START - 600_000).toISOString()),
+        START,
+        START + 1_000,
+      );
+      const post = postEvent({
+        postId: 'p-late',
+        communityId: 'c-late',
+        author: 'u-au',
+        createdAt: '2099-01-01T00:00:00.000Z',
+      });
+      const firstReceipt = START + 200_000;
+      await apply(post, firstReceipt, firstReceipt + 1_000);
+      const lastUpdate = async () =>
+        (await suite.storage.records.pageAfter('u-m3', undefined, 10, firstReceipt + 3 * DAY_MS)).records.map(
+          (record) => record.lastUpdate,
+        );
+      expect(await lastUpdate()).to.deep.equal([firstReceipt]);
+      const again = firstReceipt + 2 * DAY_MS;
+      await apply(post, again, again + 1_000);
+      expect(await lastUpdate()).to.deep.equal([firstReceipt]);
+    });
+
     it('keeps a stored `applied` verdict whatever the mapping says now', async () => {
       const comment = commentEvent({ commentId: 'cm-kept', postId: 'p-kept', author: 'u-cid' });
       const receivedAt = new Date(START + 180_000);
