@@ -85,6 +85,9 @@ export function mapComment(payload: Comment): Activity[] {
   if (comment.parentId) {
     if (!payload.parentComment)
       throw new PayloadError('data.parentComment: required when comment.parentId is set');
+    // Its author is the one notified: a parentComment of another comment would tell them of it.
+    if (payload.parentComment.commentId !== comment.parentId)
+      throw new PayloadError('data.parentComment.commentId: expected the comment comment.parentId names');
     result.push({
       ...base,
       verb: 'mentreply',
@@ -141,6 +144,9 @@ export function mapReaction(payload: Reaction): Activity[] {
   }
   if (!payload.comment)
     throw new PayloadError('data.comment: required when reaction.referenceType is comment');
+  // Its author is the one notified, as for a reply's parentComment.
+  if (payload.comment.commentId !== reaction.referenceId)
+    throw new PayloadError('data.comment.commentId: expected the comment reaction.referenceId names');
   return [
     {
       ...base,
@@ -166,19 +172,19 @@ export function mapPostDelete(payload: PostDelete): Removal[] {
   ];
 }
 
-/** comment.didDelete: the comment or reply, the replies and reactions to it, the mentions in it. */
+/**
+ * comment.didDelete: the comment or reply, the replies and reactions to it, the mentions in it. A
+ * reply's parentComment is not needed for that (nor asked for): a deletion sent without it still
+ * takes the reply out of every tray it reached.
+ */
 export function mapCommentDelete(payload: CommentDelete): Removal[] {
   const { comment, post } = payload;
-  if (comment.parentId && !payload.parentComment)
-    throw new PayloadError('data.parentComment: required when comment.parentId is set');
   return [{ kind: 'comment', id: comment.commentId, postId: post.postId, at: payload.deletedAt }];
 }
 
-/** reaction.didRemove: that reaction. */
+/** reaction.didRemove: that reaction (a comment's, too, without the comment: it is not needed). */
 export function mapReactionRemove(payload: ReactionRemove): Removal[] {
   const { reaction, post } = payload;
-  if (reaction.referenceType === 'comment' && !payload.comment)
-    throw new PayloadError('data.comment: required when reaction.referenceType is comment');
   return [{ kind: 'reaction', id: reaction.reactionId, postId: post.postId, at: payload.removedAt }];
 }
 

@@ -44,18 +44,26 @@ describe('mapEvent: removal events (docs/tray-rules.md#inbox)', () => {
     ]);
   });
 
-  it('reports a removal without its time, or a reply without its parent, as invalid', () => {
+  it('reports a removal without its time as invalid', () => {
     const undated = postDeleteEvent();
     delete undated.data.deletedAt;
     expect(mapEvent({ ...undated, receivedAt }).error).to.match(/^data\.deletedAt: /);
-    const orphan = commentDeleteEvent({ parent: { commentId: 'cm-7', userId: 'u-cid' } });
+  });
+
+  // Refused before, over fields a tombstone never reads: the deleted reply or reaction then stayed
+  // in every tray it had reached.
+  it('takes a reply’s deletion without its parent comment, and a comment reaction’s without its comment', () => {
+    const orphan = commentDeleteEvent({ commentId: 'cm-8', parent: { commentId: 'cm-7', userId: 'u-cid' } });
     orphan.data.parentComment = null;
     expect(mapEvent({ ...orphan, receivedAt })).to.deep.include({
-      status: 'invalid',
-      error: 'data.parentComment: required when comment.parentId is set',
+      status: 'applied',
+      removals: [{ kind: 'comment', id: 'cm-8', postId: 'p-100', at: Date.parse(minute(31)) }],
     });
     const loose = reactionRemoveEvent({ comment: { commentId: 'cm-7', userId: 'u-cid' } });
     delete loose.data.comment;
-    expect(mapEvent({ ...loose, receivedAt }).status).to.equal('invalid');
+    expect(mapEvent({ ...loose, receivedAt })).to.deep.include({
+      status: 'applied',
+      removals: [{ kind: 'reaction', id: 'r-9', postId: 'p-100', at: Date.parse(minute(32)) }],
+    });
   });
 });

@@ -4,6 +4,7 @@ import {
   commentEvent,
   membershipEvent,
   postEvent,
+  reactionEvent,
   userDeleteEvent,
   userUpdateEvent,
 } from '../worker/event-builder.ts';
@@ -143,6 +144,25 @@ describe('mapEvent', () => {
     const mapped = mapEvent({ ...bad, receivedAt });
     expect(mapped.status).to.equal('invalid');
     expect(mapped.error).to.match(/^data\.comment\.createdAt: /);
+  });
+
+  // The recipient of a reply or a comment's reaction is read from parentComment or comment: one
+  // naming another comment than the one acted on would notify its author of someone else's.
+  it('reports a reply, or a comment reaction, whose comment is not the one it names as invalid', () => {
+    const reply = commentEvent({ commentId: 'cm-8', parent: { commentId: 'cm-7', userId: 'u-cid' } });
+    reply.data.parentComment = { commentId: 'cm-9', userId: 'u-zed' };
+    expect(mapEvent({ ...reply, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.parentComment.commentId: expected the comment comment.parentId names',
+      activities: [],
+    });
+    const reaction = reactionEvent({ comment: { commentId: 'cm-7', userId: 'u-cid' } });
+    (reaction.data.comment as Record<string, unknown>).commentId = 'cm-9';
+    expect(mapEvent({ ...reaction, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.comment.commentId: expected the comment reaction.referenceId names',
+      activities: [],
+    });
   });
 
   it('reports a community post without its community as invalid', () => {
