@@ -396,10 +396,25 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       const { child, output } = stack!;
       const exited = exitOf(child);
       const started = Date.now();
-      ctrlC(child);
-      // Later than npm's copy of the first would come (the stack takes signals that close as one).
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      ctrlC(child);
+      // An idle stack can stop within the wait below, before the second Ctrl-C: the tray is held
+      // (as a busy event loop would be) until the stack has taken it, then let go.
+      const inner = Number(readFileSync(join(dataDir, 'stack.pid'), 'utf8').trim());
+      const [tray] = childrenOf(inner).filter((pid) => commandOf(pid).includes('tray-service/main.ts'));
+      expect(tray, 'the tray service').to.be.a('number');
+      process.kill(tray!, 'SIGSTOP');
+      try {
+        ctrlC(child);
+        // Later than npm's copy of the first would come (the stack takes signals that close as one).
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        ctrlC(child);
+        await waitFor(
+          () => output().includes('[stack] second signal: the services exit at once'),
+          10_000,
+          'the stack to take the second Ctrl-C',
+        );
+      } finally {
+        resume(tray!);
+      }
       expect(await exited).to.equal(0);
       expect(Date.now() - started).to.be.below(15_000);
       expect(output()).to.include('[stack] second signal: the services exit at once');
