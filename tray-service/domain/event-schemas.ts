@@ -95,7 +95,11 @@ export const communityMembership = z.object({
   createdAt: time.nullish(),
 });
 
-export const userDidUpdate = z.object({ users: z.array(userProfileSchema).min(1) });
+/** user.didUpdate: the new profiles; `createdAt`, when sent, dates them (else their receipt). */
+export const userDidUpdate = z.object({
+  users: z.array(userProfileSchema).min(1),
+  createdAt: time.nullish(),
+});
 
 /** A delete may carry the profiles or only the ids. */
 export const userDidDelete = z

@@ -33,6 +33,13 @@ export interface Envelope {
   data: Record<string, unknown>;
   /** Epoch ms the receiver accepted the delivery: the time of profile events, and of joins and leaves without createdAt. */
   receivedAt: number;
+  /**
+   * Epoch ms the event as first stored was received, when this delivery is a later one (the
+   * platform's again, past the dedupe window): a date past its receipt counts from that first one
+   * (eventTime), so every delivery dates it alike. An event without a date of its own still
+   * counts from this delivery's receipt.
+   */
+  firstReceivedAt?: number;
 }
 
 const none = { activities: [], memberships: [], profiles: [] };
@@ -43,11 +50,17 @@ const none = { activities: [], memberships: [], profiles: [] };
  * payload is a status, so the job completes instead of being retried forever.
  */
 export function mapEvent(envelope: Envelope): MappedEvent {
-  return believableDates(mapPayload(envelope), envelope.receivedAt);
+  const anchor = envelope.firstReceivedAt ?? envelope.receivedAt;
+  return believableDates(mapPayload(envelope, anchor), anchor);
 }
 
-function mapPayload(envelope: Envelope): MappedEvent {
+/**
+ * `anchor`: the receipt a date of the payload's own is believed against (eventTime). A change
+ * without one is dated by this delivery's receipt instead, as it is.
+ */
+function mapPayload(envelope: Envelope, anchor: number): MappedEvent {
   const { event, data, receivedAt } = envelope;
+  const own = (at: number | null | undefined) => (at == null ? receivedAt : eventTime(at, anchor));
   switch (event) {
     case 'post.didCreate':
       return parsed(postDidCreate, data, (payload) =>
@@ -81,7 +94,7 @@ function mapPayload(envelope: Envelope): MappedEvent {
     case 'community.didLeave':
       return parsed(communityMembership, data, (payload) => {
         // Without createdAt (older platforms) the change counts from its receipt.
-        const at = payload.createdAt ?? receivedAt;
+        const at = own(payload.createdAt);
         return {
           ...none,
           status: 'applied',
@@ -105,7 +118,8 @@ function mapPayload(envelope: Envelope): MappedEvent {
           ...(user.avatarFileUrl ? { imageUrl: user.avatarFileUrl } : {}),
           ...(user.avatarCustomUrl ? { avatarCustomUrl: user.avatarCustomUrl } : {}),
           deleted: false,
-          at: receivedAt,
+          // Storage keeps the newest profile by it: a late retry of an older rename must not win.
+          at: own(payload.createdAt),
         })),
       }));
     case 'user.didDelete':
@@ -133,7 +147,7 @@ function mapPayload(envelope: Envelope): MappedEvent {
         bans: [...new Set(payload.userIds)].map((userId) => ({
           userId,
           banned: event === 'user.didGlobalBan',
-          at: payload.createdAt,
+          at: own(payload.createdAt),
         })),
       }));
     default:
@@ -141,17 +155,18 @@ function mapPayload(envelope: Envelope): MappedEvent {
   }
 }
 
-/** Every change's time as eventTime believes it (profiles are dated by their receipt already). */
-function believableDates(mapped: MappedEvent, receivedAt: number): MappedEvent {
+/**
+ * The activities' and removals' times as eventTime believes them against `anchor` (each is a date
+ * of the payload's own; joins, leaves, profiles and bans are believed as they are mapped).
+ */
+function believableDates(mapped: MappedEvent, anchor: number): MappedEvent {
   const believed = <T extends { at: number }>(change: T): T => {
-    const at = eventTime(change.at, receivedAt);
+    const at = eventTime(change.at, anchor);
     return at === change.at ? change : { ...change, at };
   };
   return {
     ...mapped,
     activities: mapped.activities.map(believed),
-    memberships: mapped.memberships.map(believed),
-    ...(mapped.bans ? { bans: mapped.bans.map(believed) } : {}),
     ...(mapped.removals ? { removals: mapped.removals.map(believed) } : {}),
   };
 }

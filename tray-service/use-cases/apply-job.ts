@@ -179,11 +179,16 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
     outcome,
     { retentionDays: deps.eventsRetentionDays, now: new Date(now()) },
   );
-  // An event stored before (the platform's delivery again, past the dedupe window) is dated by its
-  // first receipt, as a replay is: a date past its receipt counts from that one (event-time.ts).
+  // An event stored before (the platform's delivery again, past the dedupe window): a date past its
+  // receipt counts from the first one, as a replay's does (event-time.ts).
   const asStored =
     platform && first.receivedAt.getTime() !== receivedAt.getTime()
-      ? mapEvent({ event: job.event, data: job.data, receivedAt: first.receivedAt.getTime() })
+      ? mapEvent({
+          event: job.event,
+          data: job.data,
+          receivedAt: receivedAt.getTime(),
+          firstReceivedAt: first.receivedAt.getTime(),
+        })
       : judged;
   // A sender's verdict stored first stands: a replay carries no scheme, and a stored event is judged
   // by the name alone then; one first found another sender's stays so, whatever the setting says now.

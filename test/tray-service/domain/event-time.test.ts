@@ -47,6 +47,24 @@ describe('event times: a date more than a day after the receipt', () => {
     expect(removal.removals?.map((change) => change.at)).to.deep.equal([receivedAt]);
   });
 
+  // A later delivery of an event stored before (past the dedupe window) must date it as the first
+  // did; an event without a date of its own is dated by the delivery, as always.
+  it('counts a far date from the first receipt on a later delivery, and an undated join from this one', () => {
+    const later = receivedAt + 3 * 24 * 60 * 60 * 1000;
+    const post = mapEvent({
+      ...postEvent({ createdAt: farFuture }),
+      receivedAt: later,
+      firstReceivedAt: receivedAt,
+    });
+    expect(post.activities.map((activity) => activity.at)).to.deep.equal([receivedAt]);
+    const join = mapEvent({
+      ...membershipEvent('join', ['u-eve']),
+      receivedAt: later,
+      firstReceivedAt: receivedAt,
+    });
+    expect(join.memberships.map((change) => change.at)).to.deep.equal([later]);
+  });
+
   it('leaves a date in the past as the platform sent it', () => {
     const past = iso(receivedAt - 3 * 24 * 60 * 60 * 1000);
     const mapped = mapEvent({ ...postEvent({ createdAt: past }), receivedAt });

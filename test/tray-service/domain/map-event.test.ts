@@ -131,6 +131,27 @@ describe('mapEvent', () => {
     });
   });
 
+  // Storage keeps a user's newest profile by this time: dated by receipt, a platform's late retry
+  // of an older rename would win over the newer one. Its createdAt, when sent, orders them (the
+  // receiver already treats such an update as dated: it dedupes it by body).
+  it('dates a profile update with its createdAt when it has one, else with the receive time', () => {
+    const update = userUpdateEvent({ userId: 'u-ana', displayName: 'Ana B' });
+    expect(mapEvent({ ...update, receivedAt }).profiles.map((profile) => profile.at)).to.deep.equal([
+      receivedAt,
+    ]);
+    const createdAt = '2026-11-20T11:00:00.000Z';
+    const dated = { ...update, data: { ...update.data, createdAt } };
+    expect(mapEvent({ ...dated, receivedAt }).profiles.map((profile) => profile.at)).to.deep.equal([
+      Date.parse(createdAt),
+    ]);
+    const farAhead = { ...update, data: { ...update.data, createdAt: '2099-01-01T00:00:00.000Z' } };
+    expect(mapEvent({ ...farAhead, receivedAt }).profiles.map((profile) => profile.at)).to.deep.equal([
+      receivedAt,
+    ]);
+    const undated = { ...update, data: { ...update.data, createdAt: 'soon' } };
+    expect(mapEvent({ ...undated, receivedAt }).status).to.equal('invalid');
+  });
+
   it('names a deleted user `Deleted user`', () => {
     expect(mapEvent({ ...userDeleteEvent('u-ivy'), receivedAt }).profiles).to.deep.equal([
       { userId: 'u-ivy', displayName: 'Deleted user', deleted: true, at: receivedAt },
