@@ -8,6 +8,8 @@ const BODY_LIMIT = `${BODY_LIMIT_KB}kb`;
 const hasBody = (headers: Record<string, unknown>) =>
   headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 
+const notJson = () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
+
 /** Requests whose body, once read, had no bytes. */
 const emptyBodies = new WeakSet<object>();
 
@@ -27,13 +29,11 @@ export function jsonBody(limit: string = BODY_LIMIT): RequestHandler[] {
   return [
     (req, res, next) => {
       if (!hasBody(req.headers) || req.is('application/json')) return next();
-      if (req.headers['content-type'] !== undefined)
-        return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json'));
+      if (req.headers['content-type'] !== undefined) return next(notJson());
       readUntyped(req, res, (error?: unknown) => {
         if (error !== undefined) return next(error);
         const bytes: unknown = req.body;
-        if (Buffer.isBuffer(bytes) && bytes.length > 0)
-          return next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json'));
+        if (Buffer.isBuffer(bytes) && bytes.length > 0) return next(notJson());
         // No bytes: no body. express.json below finds the body read and leaves it.
         emptyBodies.add(req);
         next();

@@ -257,9 +257,10 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   // it now, so the stored verdict says so (the admin filters by status, user and community). Only
   // once every write is done: a replay that failed on the way keeps the old verdict, and replaying
   // the same filter again finds it.
+  const verdict = asStored === judged ? outcome : outcomeOf(asStored);
   const stored =
-    platform && restates(first, outcomeOf(asStored))
-      ? ((await deps.storage.events.restate(first.key, outcomeOf(asStored), new Date(now()))) ?? first)
+    platform && restates(first, verdict)
+      ? ((await deps.storage.events.restate(first.key, verdict, new Date(now()))) ?? first)
       : first;
   const decided = deps.onStored ? await deps.onStored(stored) : undefined;
   const appliedAt = new Date(now());

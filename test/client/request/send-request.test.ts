@@ -10,6 +10,7 @@ import { uniqueName } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { tokenFor } from '../../tray-service/api/support/api-harness.ts';
 import { useScriptedServers } from '../support/scripted-servers.ts';
+import { unhandledRejectionsOf } from '../../support/unhandled-rejections.ts';
 import { tokensOf, useServedTrayApi } from '../support/serve-tray-api.ts';
 
 /** One call the client sent, as seen through its fetch: when it left, and the answer. */
@@ -195,12 +196,9 @@ describe('sendRequest (through the client) against the tray API', () => {
   // or one on the same signal) was an unhandled rejection, which ends a Node process.
   describe('given a signal aborted before the call', () => {
     it('rejects with its reason at once, asking no token and sending nothing', async () => {
-      const unhandled: unknown[] = [];
-      const onUnhandled = (reason: unknown) => unhandled.push(reason);
-      process.on('unhandledRejection', onUnhandled);
-      try {
-        let tokens = 0;
-        let fetches = 0;
+      let tokens = 0;
+      let fetches = 0;
+      const unhandled = await unhandledRejectionsOf(async () => {
         const client = createTrayClient({
           baseUrl: 'http://127.0.0.1:9',
           getToken: () => {
@@ -216,11 +214,8 @@ describe('sendRequest (through the client) against the tray API', () => {
         });
         const reason = new Error('the user left the page');
         await expect(client.counts({ signal: AbortSignal.abort(reason) })).to.be.rejectedWith(reason);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        expect({ tokens, fetches, unhandled }).to.deep.equal({ tokens: 0, fetches: 0, unhandled: [] });
-      } finally {
-        process.off('unhandledRejection', onUnhandled);
-      }
+      }, 100);
+      expect({ tokens, fetches, unhandled }).to.deep.equal({ tokens: 0, fetches: 0, unhandled: [] });
     });
   });
 
