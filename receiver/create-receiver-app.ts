@@ -6,7 +6,7 @@ import { createHealthRouter, type CheckResult } from '../shared/http/health-rout
 import { helmetHeaders } from '../shared/http/helmet-headers.ts';
 import { securityHeaders } from '../shared/http/security-headers.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../shared/http/limit-failed-auth.ts';
-import type { MetricsAccess } from '../shared/http/metrics-access.ts';
+import { guessedMetricsToken, type MetricsAccess } from '../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
@@ -91,7 +91,11 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
   if (guesses) app.use('/metrics', refuseBlockedAddress(guesses, callerAddress));
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   app.use(notFound);
-  if (guesses) app.use('/metrics', countFailedAuth(guesses, deps.logger, { addressOf: callerAddress }));
+  if (guesses)
+    app.use(
+      '/metrics',
+      countFailedAuth(guesses, deps.logger, { addressOf: callerAddress, guessed: guessedMetricsToken }),
+    );
   app.use(errorMiddleware(deps.logger));
 
   // Nearly every request a receiver gets is a POST on the webhook path, written exactly so. It

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
 
@@ -16,11 +16,22 @@ export function metricsAccessFor(token: string | undefined): MetricsAccess {
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/** The bearer token a scrape presents, if any. */
+const presentedToken = (req: Request): string | undefined =>
+  /^Bearer (\S+)$/.exec(req.get('authorization') ?? '')?.[1];
+
+/**
+ * Whether a refused scrape guessed at METRICS_TOKEN, and so counts against its address: a bearer
+ * token sent. Not a call without one (or with another scheme), which another site's page can make
+ * from a visitor's browser (an image) to lock the visitor's address out.
+ */
+export const guessedMetricsToken = (req: Request): boolean => presentedToken(req) !== undefined;
+
 /** Requires `Authorization: Bearer <token>`, compared in constant time; 401 otherwise. */
 export function requireMetricsToken(token: string): RequestHandler {
   const expected = digest(token);
   return (req, _res, next) => {
-    const presented = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '')?.[1];
+    const presented = presentedToken(req);
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
       throw new AppError('UNAUTHORIZED', 'metrics need the bearer token METRICS_TOKEN', {
         headers: { 'WWW-Authenticate': 'Bearer' },

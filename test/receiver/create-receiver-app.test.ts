@@ -257,6 +257,19 @@ describe('receiver app', () => {
       await scrape('203.0.113.9', TOKEN).expect(200);
     });
 
+    it('counts no scrape that sent no token (a page elsewhere can make those from a visitor), nor another scheme', async () => {
+      const from = '198.51.100.9';
+      for (let i = 0; i <= METRICS_GUESS_LIMIT; i += 1) {
+        await request(receiver().app).get('/metrics').set('X-Forwarded-For', from).expect(401);
+        await request(receiver().app)
+          .get('/metrics')
+          .set('X-Forwarded-For', from)
+          .set('Authorization', 'Basic dXNlcjpwYXNz')
+          .expect(401);
+      }
+      await scrape(from, TOKEN).expect(200);
+    });
+
     it('counts guesses with a malformed X-Forwarded-For apart, never against the proxy they came through', async () => {
       for (let i = 0; i <= METRICS_GUESS_LIMIT; i += 1) await scrape('010.0.0.1', 'wrong'.padEnd(32, 'x'));
       await scrape('not-an-address', TOKEN).expect(429);

@@ -291,6 +291,33 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       .expect(200);
   });
 
+  it('on a worker-only process (the ops app), counts no scrape that sent no token (a page elsewhere can make those)', async () => {
+    const metricsToken = `metrics-${'w'.repeat(32)}`;
+    const app = createOpsApp({
+      registry: new Registry(),
+      logger,
+      metrics: metricsAccessFor(metricsToken),
+      checks: {},
+      failedAuth: {
+        limit: createFailedAuthLimit({
+          redis: api.redis,
+          points: LIMIT,
+          windowMs: 60_000,
+          keyPrefix: uniqueName('ops-none'),
+        }),
+        trustProxy: ['loopback'],
+      },
+    });
+    const from = '198.51.100.33';
+    for (let i = 0; i <= LIMIT * 2; i += 1)
+      await request(app).get('/metrics').set('X-Forwarded-For', from).expect(401);
+    await request(app)
+      .get('/metrics')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', `Bearer ${metricsToken}`)
+      .expect(200);
+  });
+
   const adminAppWith = () =>
     createAdminApp({
       events: api.storage.events,
