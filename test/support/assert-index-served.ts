@@ -26,7 +26,7 @@ function isFerretDb(db: Db): Promise<boolean> {
  * the server's own plan is read: an index scan, no collection scan, no sort in memory. FerretDB,
  * the test server here, plans in PostgreSQL without the adapter's indexes' meaning, so there the
  * selection is checked against the collection's declared indexes by MongoDB's planning rules
- * (declaredIndexServing).
+ * (declaredIndexServing), and the index that serves it must be on the server with its declared keys.
  */
 export async function assertIndexServed(
   db: Db,
@@ -39,6 +39,16 @@ export async function assertIndexServed(
   if (!spec) throw new Error(`${what}: no declared collection ${selection.collection}`);
   const verdict = declaredIndexServing(selection, spec.indexes);
   if (!verdict.served) throw new Error(`${what}: not served by an index: ${verdict.why}`);
+  // And the server has that index, with the declared keys: a declaration start-up never created
+  // serves nothing.
+  const present = await db.collection(selection.collection).listIndexes().toArray();
+  for (const name of verdict.index.split(', ')) {
+    const declared = name === '_id_' ? { _id: 1 } : spec.indexes.find((index) => index.name === name)?.key;
+    const found = present.find((index) => index.name === name);
+    if (!found || JSON.stringify(found.key) !== JSON.stringify(declared)) {
+      throw new Error(`${what}: the index ${name} is not on the server as declared`);
+    }
+  }
 }
 
 async function assertMongoServed(db: Db, selection: Selection, what: string): Promise<void> {

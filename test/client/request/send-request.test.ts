@@ -26,6 +26,16 @@ interface Sent {
  * a wait of N ms can end up to 1 ms short of N as another clock sees it.
  */
 const TIMER_GRAIN_MS = 1;
+/** "At once": well before any wait these tests' servers ask for (a second or more). */
+const AT_ONCE_MS = 500;
+
+/** How long a promise took to settle, in ms; its rejection is kept for the caller to assert. */
+async function timed(call: () => Promise<unknown>): Promise<{ ms: number; settled: Promise<unknown> }> {
+  const started = performance.now();
+  const settled = call();
+  await settled.catch(() => undefined);
+  return { ms: performance.now() - started, settled };
+}
 
 /** The real fetch, noting each call and its answer (on the monotonic clock). */
 function recordingFetch(): { fetch: typeof fetch; sent: Sent[] } {
@@ -168,7 +178,9 @@ describe('sendRequest (through the client) against the tray API', () => {
       });
       await client.counts();
       await client.counts();
-      await expect(client.counts()).to.be.rejectedWith(TrayApiError, 'RateLimit Exceed');
+      const { ms, settled } = await timed(() => client.counts());
+      await expect(settled).to.be.rejectedWith(TrayApiError, 'RateLimit Exceed');
+      expect(ms, 'from the call to the rejection').to.be.below(AT_ONCE_MS);
       expect(sent).to.have.lengthOf(3);
     });
 
@@ -262,7 +274,9 @@ describe('sendRequest (through the client) against the tray API', () => {
         fetch,
         maxRetryWaitMs: 999,
       });
-      await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 429 });
+      const { ms, settled } = await timed(() => client.counts());
+      await expect(settled).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 429 });
+      expect(ms, 'from the call to the rejection').to.be.below(AT_ONCE_MS);
       expect(sent).to.have.lengthOf(1);
     });
   });
@@ -309,7 +323,9 @@ describe('sendRequest (through the client) against the tray API', () => {
           getToken: () => 'a-token',
           fetch,
         });
-        await expect(call(client)).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 503 });
+        const { ms, settled } = await timed(() => call(client));
+        await expect(settled).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 503 });
+        expect(ms, 'from the call to the rejection').to.be.below(AT_ONCE_MS);
         expect(sent.map((one) => one.status)).to.deep.equal([503]);
       });
     }
@@ -321,8 +337,21 @@ describe('sendRequest (through the client) against the tray API', () => {
         getToken: () => 'a-token',
         fetch,
       });
+      const started = performance.now();
       await client.markAllAsRead();
+      expect(performance.now() - started, 'from the call to its answer').to.be.below(2_000);
       expect(sent.map((one) => one.status)).to.deep.equal([503, 503, 200]);
+      // Backoffs of 250 and 500 ms, each up to a fifth longer (jitter), and timers a loaded machine
+      // may fire late.
+      const late = 150;
+      expect(sent[1]!.sentAt - sent[0]!.answeredAt, 'the first backoff').to.be.within(
+        250 - TIMER_GRAIN_MS,
+        300 + late,
+      );
+      expect(sent[2]!.sentAt - sent[1]!.answeredAt, 'the second backoff').to.be.within(
+        500 - TIMER_GRAIN_MS,
+        600 + late,
+      );
     });
 
     it('archive() of named records and counts(): wait the 3 s out, as any call does', async function () {
@@ -473,9 +502,9 @@ describe('sendRequest (through the client) against the tray API', () => {
             getToken: () => 'a-token',
             fetch,
           });
-          await expect(call(client, until))
-            .to.be.rejectedWith(TrayApiError)
-            .and.eventually.include({ status: 503 });
+          const { ms, settled } = await timed(() => call(client, until));
+          await expect(settled).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 503 });
+          expect(ms, 'from the call to the rejection').to.be.below(AT_ONCE_MS);
           expect(sent.map((one) => one.status)).to.deep.equal([503]);
         }
       });

@@ -302,8 +302,23 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       await bothWithinBound('u-max', 401);
       const keys = banKeys(api.banPrefix);
       await loseTheSet();
-      await worker.deliver(banEvent('ban', ['u-ned'], minute(101)));
-      await bothWithinBound('u-ned', 401);
+      // Asked of both instances over and over, from before the new ban is delivered until both
+      // enforce it: one instance loading the new ban alone would let u-max in meanwhile.
+      let watching = true;
+      const seen: number[] = [];
+      const watch = (async () => {
+        while (watching) for (const [, app] of instances) seen.push(await status(app(), 'u-max'));
+      })();
+      try {
+        await worker.deliver(banEvent('ban', ['u-ned'], minute(101)));
+        await bothWithinBound('u-ned', 401);
+        await sleep(600); // one more refresh of the ban caches (every 500 ms)
+      } finally {
+        watching = false;
+        await watch;
+      }
+      expect(seen.length, 'answers watched').to.be.above(10);
+      expect([...new Set(seen)], 'what u-max was answered meanwhile').to.deep.equal([401]);
       await bothStill('u-max', 401);
       expect(
         (await api.redis.smembers(keys.banned)).filter((user) => /^u-(max|ned)$/.test(user)).sort(),

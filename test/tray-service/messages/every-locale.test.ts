@@ -52,6 +52,8 @@ describe('tray messages in every shipped locale', () => {
           const { key } = messageForRecord(record);
           const uses = messageKeys.get(key) ?? [];
           it(`${key} with ${actors} actor(s) names everyone it must, with nothing left over`, () => {
+            // Else every check below that depends on what the message uses would drop out.
+            expect(messageKeys.has(key), `${key} is a known message`).to.equal(true);
             const text = renderer.render(record, locale);
             expect(text).not.to.match(/\{\{|\}\}|undefined|null|NaN|\[object/);
             expect(text).not.to.match(/^\s|\s$|\s{2}/);

@@ -282,11 +282,15 @@ describe('moderation decision delivery', () => {
 
   describe('to an endpoint that never answers', () => {
     it('does not hold up the moderation step (the tray worker)', async () => {
-      const { server, step, close } = await setup(['hang'], 1);
+      const timeoutMs = 4_000;
+      const { server, step, close } = await setup(['hang'], 1, { timeoutMs });
       try {
         const event = eventDoc({ data: { post: { postId: 'p-3', text: 'spam' } } });
-        // The step only stores and enqueues: it resolves while the delivery request is still open.
+        // The step only stores and enqueues: it resolves long before the delivery could time out,
+        // and the delivery's request is made (and left hanging) after it.
+        const started = performance.now();
         await step(event);
+        expect(performance.now() - started, 'the step (ms)').to.be.below(timeoutMs / 4);
         await eventually(async () => (server.requests.length > 0 ? true : undefined));
       } finally {
         await close();
