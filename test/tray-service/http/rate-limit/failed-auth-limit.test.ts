@@ -254,9 +254,10 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       .expect(200);
   });
 
-  it('on a worker-only process (the ops app), counts and refuses METRICS_TOKEN guesses too, never the probes', async () => {
-    const metricsToken = `metrics-${'w'.repeat(32)}`;
-    const app = createOpsApp({
+  const metricsToken = `metrics-${'w'.repeat(32)}`;
+  /** A worker-only process's ops app, with its own count, behind a proxy on loopback. */
+  const opsApp = () =>
+    createOpsApp({
       registry: new Registry(),
       logger,
       metrics: metricsAccessFor(metricsToken),
@@ -271,6 +272,9 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
         trustProxy: ['loopback'],
       },
     });
+
+  it('on a worker-only process (the ops app), counts and refuses METRICS_TOKEN guesses too, never the probes', async () => {
+    const app = opsApp();
     const from = '198.51.100.31';
     for (let i = 0; i <= LIMIT; i += 1)
       await request(app)
@@ -292,22 +296,7 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
   });
 
   it('on a worker-only process (the ops app), counts no scrape that sent no token (a page elsewhere can make those)', async () => {
-    const metricsToken = `metrics-${'w'.repeat(32)}`;
-    const app = createOpsApp({
-      registry: new Registry(),
-      logger,
-      metrics: metricsAccessFor(metricsToken),
-      checks: {},
-      failedAuth: {
-        limit: createFailedAuthLimit({
-          redis: api.redis,
-          points: LIMIT,
-          windowMs: 60_000,
-          keyPrefix: uniqueName('ops-none'),
-        }),
-        trustProxy: ['loopback'],
-      },
-    });
+    const app = opsApp();
     const from = '198.51.100.33';
     for (let i = 0; i <= LIMIT * 2; i += 1)
       await request(app).get('/metrics').set('X-Forwarded-For', from).expect(401);
