@@ -20,7 +20,7 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
-import { eventually, startStatusServer } from './moderation-fixtures.ts';
+import { eventually, startStatusServer, type StatusAnswer } from './moderation-fixtures.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
@@ -29,7 +29,7 @@ describe('moderation decision delivery', () => {
   const suite = useTrayStorage();
 
   async function setup(
-    statuses: (number | 'hang')[],
+    statuses: StatusAnswer[],
     attempts: number,
     options: {
       url?: (serverUrl: string) => string;
@@ -276,6 +276,30 @@ describe('moderation decision delivery', () => {
         expect(server.requests).to.have.lengthOf(1);
       } finally {
         await close();
+      }
+    });
+  });
+
+  // The endpoint is the operator's; where it redirects is not: a redirect followed would post the
+  // signed decision, with its user ids and reason, to whatever host the answer names.
+  describe('to an endpoint that answers with a redirect', () => {
+    it('follows none: the attempt fails and the other host is never called', async () => {
+      const elsewhere = await startStatusServer([200]);
+      const { decisions, step, close, server } = await setup([{ redirectTo: elsewhere.url }], 1);
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-redirect', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+        const failed = await eventually(async () => {
+          const doc = await decisions.get(pending!.id);
+          return doc?.delivery === 'pending' ? undefined : doc;
+        });
+        expect(failed.delivery).to.equal('failed');
+        expect(server.requests).to.have.lengthOf(1);
+        expect(elsewhere.requests).to.have.lengthOf(0);
+      } finally {
+        await close();
+        await elsewhere.close();
       }
     });
   });

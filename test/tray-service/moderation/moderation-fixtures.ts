@@ -8,9 +8,12 @@ export interface RecordedRequest {
   at: number;
 }
 
+/** What the server does with a request: answer with a status, hang, or redirect (307) elsewhere. */
+export type StatusAnswer = number | 'hang' | { redirectTo: string };
+
 /** A real HTTP server on 127.0.0.1 answering each request with the next status of `statuses` (the last repeats). */
 export async function startStatusServer(
-  statuses: readonly (number | 'hang')[],
+  statuses: readonly StatusAnswer[],
 ): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -20,6 +23,10 @@ export async function startStatusServer(
       requests.push({ headers: req.headers, body, at: performance.now() });
       const status = statuses[Math.min(requests.length - 1, statuses.length - 1)]!;
       if (status === 'hang') return;
+      if (typeof status === 'object') {
+        res.writeHead(307, { location: status.redirectTo }).end();
+        return;
+      }
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });
