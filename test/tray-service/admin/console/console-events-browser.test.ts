@@ -209,3 +209,45 @@ describe('events console in a real browser, ADMIN_LIST_MAX_LIMIT below its page 
     expect(browser().problems).to.deep.equal([]);
   });
 });
+
+// Stored events are the senders' words: a webhook name, an id or a text holding markup must show
+// as the characters it is, never become elements of the console (its policy would only block the
+// scripts of markup that got in; the markup itself would still show).
+describe('events console in a real browser, events holding markup', function () {
+  this.timeout(120_000);
+  const browser = useConsoleBrowser();
+  const suite = useTrayStorage();
+  let close: () => void;
+  const base = useListening(() => {
+    const admin = adminApp(suite.storage);
+    close = admin.close;
+    return admin.app;
+  });
+  const markup = `<img src="x" onerror="document.title='owned'"><b id="injected">bold</b>`;
+  const hostile = eventDoc({
+    event: 'post.didCreate',
+    webhook: markup,
+    receivedAt: new Date(START),
+    data: { post: { postId: markup, postedUserId: `u-${markup}`, text: `</script>${markup}` } },
+  });
+
+  before(() => storeEvents(suite.storage, [hostile]));
+  after(() => close?.());
+
+  it('shows them as text in the list and the detail, adding no element', async () => {
+    const page = await browser().page();
+    await page.goto(`${base()}/admin/console`);
+    await signIn(page, `${base()}/admin/console`);
+    const row = page.locator(`#events-rows tr[data-key="${hostile.key}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).to.include(markup);
+    await page.click(`#events-rows button[data-key="${hostile.key}"]`);
+    await page.locator('#detail-title', { hasText: 'post.didCreate event' }).waitFor();
+    await eventually(async () => (await page.locator('#detail-payload').innerText()).length > 0, true);
+    expect(JSON.parse(await page.locator('#detail-payload').innerText())).to.deep.equal(hostile.data);
+    expect(await page.locator('#detail-summary').innerText()).to.include(markup);
+    expect(await page.locator('img[src="x"], #injected').count()).to.equal(0);
+    expect(await page.title()).not.to.equal('owned');
+    expect(browser().problems).to.deep.equal([]);
+  });
+});
