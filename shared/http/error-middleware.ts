@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, errorBody } from '../errors/app-error.ts';
 import type { Logger } from '../logging/create-logger.ts';
+import { createLogThrottle } from '../logging/log-throttle.ts';
 
 /** Errors raised by Express's own body parsers carry a `type` and an HTTP status. */
 interface BodyParserError {
@@ -61,11 +62,28 @@ export function toAppError(error: unknown): AppError {
   return new AppError('INTERNAL', 'internal error', { cause: error });
 }
 
-export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+/** How often one reason for a 503 is logged at most, by default. */
+export const UNAVAILABLE_LOG_EVERY_MS = 10_000;
+
+/**
+ * Answers every error in the JSON error shape and logs the server's: each 500 (a defect of the
+ * service's own) every time, each reason for a 503 (a dependency down: every request meets it, an
+ * anonymous one too) at most once per `everyMs`, with how many went unsaid before it.
+ */
+export function errorMiddleware(
+  logger: Logger,
+  { everyMs = UNAVAILABLE_LOG_EVERY_MS }: { everyMs?: number } = {},
+): ErrorRequestHandler {
+  const unavailable = createLogThrottle(everyMs);
   return (error: unknown, req, res, _next) => {
     const appError = toAppError(error);
     if (appError.status >= 500) {
-      logger.error({ err: appError.cause ?? appError, method: req.method, path: req.path }, appError.message);
+      const unsaidBefore = appError.kind === 'UNAVAILABLE' ? unavailable(appError.message) : 0;
+      if (unsaidBefore !== undefined)
+        logger.error(
+          { err: appError.cause ?? appError, method: req.method, path: req.path, unsaidBefore },
+          appError.message,
+        );
     }
     if (res.headersSent) return;
     // Explicitly: res.json keeps a Content-Type the route set for the answer it meant to give (an

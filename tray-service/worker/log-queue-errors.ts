@@ -1,5 +1,6 @@
 import type Bull from 'bull';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { createLogThrottle } from '../../shared/logging/log-throttle.ts';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 
 /**
@@ -14,20 +15,14 @@ export function logQueueErrors(
   logger: Logger,
   everyMs = 60_000,
 ): () => void {
-  let saidAt = -Infinity;
-  let unsaid = 0;
+  const throttle = createLogThrottle(everyMs);
   const onError = (error: Error, context?: string) => {
-    const now = performance.now();
-    if (now - saidAt < everyMs) {
-      unsaid += 1;
-      return;
-    }
+    const unsaidBefore = throttle('queue error');
+    if (unsaidBefore === undefined) return;
     logger.warn(
-      { err: error.message, context, unsaidBefore: unsaid },
+      { err: error.message, context, unsaidBefore },
       'webhook queue error (Redis); bull tries again by itself',
     );
-    saidAt = now;
-    unsaid = 0;
   };
   const onLockFailed = (job: Bull.Job<WebhookJobData>, error: Error) => {
     logger.warn(

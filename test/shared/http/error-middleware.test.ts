@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import express from 'express';
+import { Writable } from 'node:stream';
 import request from 'supertest';
+import { AppError } from '../../../shared/errors/app-error.ts';
 import { errorMiddleware, notFound, toAppError } from '../../../shared/http/error-middleware.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 
@@ -57,5 +59,47 @@ describe('the error middleware', () => {
       const mapped = toAppError(error);
       expect(mapped).to.include({ kind: 'INTERNAL', status: 500, message: 'internal error' });
     }
+  });
+});
+
+// A database or key-server outage makes every request a 503, and the anonymous ones (a stream
+// refused when the instance is full) cost a caller nothing: one line per request filled the disk
+// while the service was already in trouble. A 500 is a defect of the service's own, said each time.
+describe('the error middleware under a flood of 503s', () => {
+  const everyMs = 300;
+  function appLogging() {
+    const lines: Array<{ msg: string; unsaidBefore?: number }> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as { msg: string; unsaidBefore?: number });
+        done();
+      },
+    });
+    const app = express();
+    app.get('/unavailable', () => {
+      throw new AppError('UNAVAILABLE', 'storage unavailable');
+    });
+    app.get('/keys', () => {
+      throw new AppError('UNAVAILABLE', 'token keys are unavailable');
+    });
+    app.get('/boom', () => {
+      throw new Error('a defect');
+    });
+    app.use(errorMiddleware(createLogger({ name: 'test', level: 'info', destination }), { everyMs }));
+    const said = (msg: string) => lines.filter((line) => line.msg === msg);
+    return { app, said };
+  }
+
+  it('says each 503 reason at most once per interval, then how many went unsaid, and every 500', async () => {
+    const { app, said } = appLogging();
+    for (let n = 0; n < 30; n += 1) await request(app).get('/unavailable').expect(503);
+    await request(app).get('/keys').expect(503);
+    for (let n = 0; n < 3; n += 1) await request(app).get('/boom').expect(500);
+    expect(said('storage unavailable')).to.have.lengthOf(1);
+    expect(said('token keys are unavailable')).to.have.lengthOf(1);
+    expect(said('internal error')).to.have.lengthOf(3);
+    await new Promise((resolve) => setTimeout(resolve, everyMs + 50));
+    await request(app).get('/unavailable').expect(503);
+    expect(said('storage unavailable').map((line) => line.unsaidBefore)).to.deep.equal([0, 29]);
   });
 });
