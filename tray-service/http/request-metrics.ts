@@ -2,8 +2,23 @@ import type { RequestHandler } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
+ * Methods the API has routes for (and OPTIONS, HEAD, which Express answers): any other (Node takes
+ * some 34, PROPFIND, PURGE...) is labelled "other".
+ */
+const SERVED_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+]);
+
+/**
  * Request count and latency per route. The route label is one of the API's fixed paths (none has
- * parameters) or "unmatched", so a client cannot grow the label set.
+ * parameters) or "unmatched", and the method one of the served or "other", so a client cannot grow
+ * the label set.
  */
 export function requestMetrics(registry: Registry, routes: ReadonlySet<string>): RequestHandler {
   const labelNames = ['method', 'route', 'status'] as const;
@@ -35,7 +50,11 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
     res.once('close', () => {
       // Nothing answered yet: the connection closed first (the client gave up waiting, or a
       // shutdown's grace ran out): nginx's 499, not a 200.
-      const labels = { method: req.method, route, status: res.headersSent ? String(res.statusCode) : '499' };
+      const labels = {
+        method: SERVED_METHODS.has(req.method) ? req.method : 'other',
+        route,
+        status: res.headersSent ? String(res.statusCode) : '499',
+      };
       count.inc(labels);
       // A live stream lasts minutes or hours: its duration is not a request latency; nor is the
       // time a client waited before it left.
