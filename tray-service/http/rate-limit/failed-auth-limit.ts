@@ -18,6 +18,8 @@ export interface FailedAuthLimitOptions {
    * tokens, where one user's forged tokens would have every user behind them refused).
    */
   exempt?: readonly Cidr[];
+  /** Most refusals kept in memory at once (the newest); by default MAX_REFUSED_IN_MEMORY. */
+  maxRefused?: number;
   /** Epoch ms; tests pin it. */
   now?: () => number;
   /** Told when a hung Redis has its connection dropped. */
@@ -29,7 +31,16 @@ export interface FailedAuthLimitOptions {
  * shares it; the refusal is kept in memory on each instance that saw it, so a caller in good
  * standing costs no Redis call at all and a blocked address at most one more attempt per instance.
  */
-export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAuthLimit {
+/**
+ * Refusals an instance keeps in memory by default: about 10 MB at most. Past it the oldest goes;
+ * its address's count in Redis still refuses its next attempt, which puts it back.
+ */
+export const MAX_REFUSED_IN_MEMORY = 100_000;
+
+export function createFailedAuthLimit(
+  options: FailedAuthLimitOptions,
+): FailedAuthLimit & { readonly refused: number } {
+  const maxRefused = options.maxRefused ?? MAX_REFUSED_IN_MEMORY;
   const now = options.now ?? Date.now;
   const duration = Math.max(1, Math.round(options.windowMs / 1000));
   // Over the limit: refused for a whole window from the last counted failure. Redis down or
@@ -42,7 +53,16 @@ export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAu
     blockDuration: duration,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  // Insertion order is the order the refusals were made (a refusal made again is re-inserted), and
+  // each lasts about a window, so the front holds the oldest and, nearly always, the first to lapse
+  // (one that lapses behind a longer one goes when asked for, or when it reaches the front).
   const blockedUntil = new Map<string, number>();
+  const makeRoom = (at: number) => {
+    for (const [key, until] of blockedUntil) {
+      if (blockedUntil.size < maxRefused && until > at) return;
+      blockedUntil.delete(key);
+    }
+  };
   const exempt = options.exempt ?? [];
   const isExempt = (address: string) => {
     if (exempt.length === 0) return false;
@@ -52,6 +72,9 @@ export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAu
 
   return {
     points: options.points,
+    get refused() {
+      return blockedUntil.size;
+    },
     blockedFor(address) {
       // Asked on every request: with no address refused (the usual case), no address is parsed.
       if (blockedUntil.size === 0) return 0;
@@ -72,12 +95,12 @@ export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAu
         return 0;
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        // Entries go once they lapse (blockedFor) or are swept here, so the map holds only the
-        // addresses refused in the last window.
-        if (blockedUntil.size > 100_000) {
-          for (const [stale, until] of blockedUntil) if (until <= now()) blockedUntil.delete(stale);
-        }
-        blockedUntil.set(key, now() + rejection.msBeforeNext);
+        // Entries go once they lapse (blockedFor, or from the front here), or, at maxRefused, the
+        // oldest: each entry is dropped once, so a refusal costs the same however many are kept.
+        const at = now();
+        blockedUntil.delete(key);
+        makeRoom(at);
+        blockedUntil.set(key, at + rejection.msBeforeNext);
         return rejection.msBeforeNext;
       }
     },

@@ -483,4 +483,33 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
         .set('Authorization', await bearer('u-y')),
     );
   });
+
+  // The refusals each instance keeps in memory had no bound: past 100,000 every new one swept the
+  // whole map, and addresses refused within one window (a botnet, the /64s of one IPv6 /48) all
+  // stayed. The count in Redis refuses them anyway; the memory is only a shortcut.
+  it('keeps at most maxRefused refusals in memory, the newest, and Redis still refuses one it let go', async () => {
+    const limit = createFailedAuthLimit({
+      redis: api.redis,
+      points: 1,
+      windowMs: 60_000,
+      keyPrefix: uniqueName('bounded'),
+      maxRefused: 3,
+    });
+    const addresses = Array.from({ length: 10 }, (_, n) => `198.51.100.${100 + n}`);
+    for (const address of addresses) {
+      expect(await limit.failed(address), `${address}'s first failure`).to.equal(0);
+      expect(await limit.failed(address), `${address}'s second failure`).to.be.above(0);
+    }
+    expect(limit.refused).to.equal(3);
+    expect(addresses.map((address) => limit.blockedFor(address) > 0)).to.deep.equal([
+      ...Array<boolean>(7).fill(false),
+      true,
+      true,
+      true,
+    ]);
+    // Let go from memory, still over its count in Redis: its next failure is refused at once.
+    expect(await limit.failed(addresses[0]!)).to.be.above(0);
+    expect(limit.blockedFor(addresses[0]!)).to.be.above(0);
+    expect(limit.refused).to.equal(3);
+  });
 });
