@@ -1,4 +1,5 @@
 import { stdSerializers } from 'pino';
+import { redactUrlCredentials } from './redact-url-credentials.ts';
 
 /**
  * How deep below a logged error a Redis command is looked for: an error's own properties, a
@@ -40,7 +41,9 @@ function withoutCommandArgs(value: unknown, depth: number, seen: WeakSet<object>
     const next =
       key === 'command' && isCommand(child)
         ? { name: typeof child.name === 'string' ? child.name : undefined }
-        : withoutCommandArgs(child, depth + 1, seen);
+        : (key === 'message' || key === 'stack') && typeof child === 'string'
+          ? redactUrlCredentials(child)
+          : withoutCommandArgs(child, depth + 1, seen);
     if (next === child) continue;
     // Keeps the prototype: pino's serialized error hides its `raw` (the original) behind it.
     copy ??= Object.assign(
@@ -54,7 +57,8 @@ function withoutCommandArgs(value: unknown, depth: number, seen: WeakSet<object>
 
 /**
  * pino's error serializer (type, message and stack with its causes', every other property),
- * minus the arguments of a Redis command the error carries. ioredis puts the failed command on
+ * minus the credentials of any URL its messages and stacks quote (a driver's error naming the
+ * connection string it failed on), and minus the arguments of a Redis command the error carries. ioredis puts the failed command on
  * its errors, `{name, args}`, and for a refused AUTH (a password rotation, a disabled ACL user)
  * the arguments are the password: it reached the log through an unhandled rejection's fatal line.
  * The command's name stays, which is what an operator needs to know.

@@ -104,4 +104,38 @@ describe('createLogger: the configuration', () => {
     expect(lines.join('')).not.to.include(password);
     expect(JSON.parse(lines[0] ?? '{}').config).to.have.all.keys(...secrets);
   });
+
+  it('never writes the Redis target derived from REDIS_URL, for a server or a cluster', () => {
+    const { logger, lines } = loggedLines();
+    logger.info({ config: { redis: `redis://:${password}@db.internal:6379/0` } }, 'server');
+    logger.info({ config: { redis: { clusterNodes: [], auth: { username: 'tray', password } } } }, 'cluster');
+    expect(lines).to.have.lengthOf(2);
+    expect(lines.join('')).not.to.include(password);
+  });
+
+  it('never writes a credential header or a stream ticket of a logged request or response', () => {
+    const { logger, lines } = loggedLines();
+    const headers = {
+      authorization: `Bearer ${password}`,
+      cookie: `tray_admin_session=${password}`,
+      'x-service-signature': password,
+      'webhook-signature': `v1,${password}`,
+    };
+    logger.info({ req: { headers, query: { ticket: password } } }, 'request');
+    logger.info({ headers, query: { ticket: password } }, 'headers');
+    logger.info({ res: { headers: { 'set-cookie': `tray_admin_session=${password}` } } }, 'response');
+    expect(lines).to.have.lengthOf(3);
+    expect(lines.join('')).not.to.include(password);
+  });
+
+  it('never writes the credentials of a URL an error quotes, in its message or its stack', () => {
+    const { logger, lines } = loggedLines();
+    const quoting = new Error(`connect ECONNREFUSED for postgres://tray:${password}@db.internal:5432/tray`);
+    logger.error({ err: quoting }, 'failed');
+    logger.error({ err: new Error('wrapped', { cause: quoting }) }, 'failed again');
+    expect(lines.join('')).not.to.include(password);
+    expect(JSON.parse(lines[0] ?? '{}').err.message).to.equal(
+      'connect ECONNREFUSED for postgres://***@db.internal:5432/tray',
+    );
+  });
 });
