@@ -44,9 +44,13 @@ export type ToolSecrets = Pick<DevSecrets, (typeof TOOL_NAMES)[number]>;
 const newSecret = () => randomBytes(32).toString('base64url');
 const repoRoot = resolve(import.meta.dirname, '../..');
 
-/** The stack's data directory: STACK_DATA_DIR, else `.data` at the repository's root. */
+/**
+ * The stack's data directory, absolute: STACK_DATA_DIR (a relative one from the current directory),
+ * else `.data` at the repository's root. PostgreSQL and Redis change into their own folders before
+ * they use the paths they are given, so a relative one would name another place to each.
+ */
 export function devDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.STACK_DATA_DIR || join(repoRoot, '.data');
+  return env.STACK_DATA_DIR ? resolve(env.STACK_DATA_DIR) : join(repoRoot, '.data');
 }
 
 export function devSecretsPath(dataDir: string): string {

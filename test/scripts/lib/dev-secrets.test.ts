@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import {
+  devDataDir,
   devSecretOr,
   devSecretsPath,
   loadOrCreateDevSecrets,
@@ -111,5 +112,17 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
         /WEBHOOK_SECRET: not set, and there are no development secrets in .*: set WEBHOOK_SECRET, or run `npm start` once/,
       );
     });
+  });
+});
+
+// PostgreSQL and Redis change into their own folders before they use the paths they are given: a
+// relative STACK_DATA_DIR made PostgreSQL fail to create its socket's lock file, and `npm start`
+// stopped at once.
+describe('the development stack’s data directory (devDataDir)', () => {
+  it('is absolute, whatever STACK_DATA_DIR gives: a relative one counts from the current directory', () => {
+    expect(devDataDir({ STACK_DATA_DIR: 'mydata' })).to.equal(resolve('mydata'));
+    expect(devDataDir({ STACK_DATA_DIR: './a/../b' })).to.equal(resolve('b'));
+    expect(devDataDir({ STACK_DATA_DIR: '/srv/tray' })).to.equal('/srv/tray');
+    expect(isAbsolute(devDataDir({}))).to.equal(true);
   });
 });
