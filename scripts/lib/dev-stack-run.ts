@@ -233,7 +233,7 @@ async function start(): Promise<void> {
   );
   if (stale.length > 0)
     say(
-      `${stale.join(' and ')}: this stack's own servers of an earlier run (from .data/stack.env); started again`,
+      `${stale.join(' and ')}: this stack's own servers of an earlier run (from ${shownPath(stackEnvPath(dataDir))}); started again`,
     );
   const configured: NodeJS.ProcessEnv = {
     ...devDefaults,
@@ -325,7 +325,7 @@ async function start(): Promise<void> {
   ]);
   // A service that failed meanwhile is stopping the stack: it is not ready.
   if (stopping) return;
-  say(`receiver ${at.receiver}  (webhooks: POST /webhooks, /healthz, /readyz)`);
+  say(`receiver ${at.receiver}  (webhooks: POST ${new URL(at.webhooks).pathname}, /healthz, /readyz)`);
   say(`tray     ${at.tray}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`);
   say(`admin    ${at.admin}/admin/queues  (admin API and queue dashboard)`);
   say(`console  ${at.admin}/admin/console  (events console: stored events, traffic, moderation)`);

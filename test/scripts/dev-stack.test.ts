@@ -380,7 +380,18 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     before(async () => {
       firstSecrets = secrets();
       tokenFromFirstRun = await hs256Token(firstSecrets.JWT_SECRET!, 'u-ana');
-      await start();
+      await start({ WEBHOOK_PATH: '/hooks/platform' });
+    });
+
+    it('names the webhook path it was given, and takes webhooks there', async () => {
+      expect(stack!.output()).to.include('(webhooks: POST /hooks/platform, /healthz, /readyz)');
+      // Unsigned: refused by the webhook handler (401), not unknown to the receiver (404).
+      const unsigned = await fetch(url(ports.receiver, '/hooks/platform'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(unsigned.status).to.equal(401);
     });
 
     it('reuses the secrets, so earlier tokens still work', async () => {
