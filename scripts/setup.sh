@@ -4,6 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage='usage: scripts/setup.sh [--product]
+  Installs what is missing: npm packages, redis-server, PostgreSQL and Chromium (apt) and the
+  client package'"'"'s JavaScript (client/dist), and, unless --product is given (what `npm start`
+  runs), what only the tests need: FerretDB (built with Go) and openssl. Running it again does
+  nothing.'
+# Checked before anything is installed: a typo of --product would otherwise run the whole install.
+case "$#:${1:-}" in
+  0: | 1:--product) ;;
+  1:-h | 1:--help) echo "$usage"; exit 0 ;;
+  *) printf 'setup.sh: unexpected arguments: %s\n%s\n' "$*" "$usage" >&2; exit 2 ;;
+esac
+
 FERRETDB_VERSION="v1.24.2"
 FERRETDB_MODULE="github.com/FerretDB/FerretDB"
 
@@ -77,8 +89,10 @@ if [ "$WITH_FERRETDB" = 1 ] && ! ferretdb_ok; then
   # Not `go install ...@version`: the module as published lacks build/version/version.txt, so the
   # binary `go install` makes panics at start-up, and some proxies refuse its version-list lookup.
   # Instead: download that exact version, copy it, write the version file, build with its go.sum.
-  work="${TMPDIR:-/tmp}/ferretdb-build-${FERRETDB_VERSION}"
-  rm -rf "$work" && mkdir -p "$work/dl"
+  # A folder of this run's own, removed however the run ends (a failed build, Ctrl-C).
+  work="$(mktemp -d "${TMPDIR:-/tmp}/ferretdb-build-XXXXXX")"
+  trap 'rm -rf "$work"' EXIT
+  mkdir -p "$work/dl"
   (cd "$work/dl" && go mod init ferretdb-download >/dev/null 2>&1 \
     && go mod download "${FERRETDB_MODULE}@${FERRETDB_VERSION}")
   src="$(go env GOMODCACHE)/github.com/!ferret!d!b/!ferret!d!b@${FERRETDB_VERSION}"
