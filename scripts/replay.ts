@@ -139,6 +139,9 @@ async function main(): Promise<number> {
     }),
   );
   const queueName = values.queue ?? WEBHOOK_QUEUE_NAME;
+  // Named in every summary: without REDIS_URL the replay reads a local default, perhaps another
+  // Redis than the one meant (a shell that did not read the stack's stack.env).
+  const onRedis = `(Redis ${describeRedisTarget(env.redis)})`;
   const queue = createWebhookQueue({ redis: env.redis, prefix: env.QUEUE_PREFIX }, queueName);
   try {
     await untilReady(queue, env.redis);
@@ -180,13 +183,15 @@ async function main(): Promise<number> {
       for (const problem of problems) process.stderr.write(`${problem}\n`);
       process.stdout.write(
         `replayed ${file} (${files.length} ${files.length === 1 ? 'file' : 'files'}) into ${queueName}: ` +
-          `${totals.queued} queued, ${totals.alreadyQueued} already queued, ${totals.invalid} invalid\n`,
+          `${totals.queued} queued, ${totals.alreadyQueued} already queued, ${totals.invalid} invalid ${onRedis}\n`,
       );
       return totals.invalid > 0 ? 3 : 0;
     }
     const ids = await failedJobIds(queue, values.limit === undefined ? Infinity : Number(values.limit));
     if (values['dry-run']) {
-      process.stdout.write(`${ids.length} failed jobs in ${queueName} would be moved back to waiting\n`);
+      process.stdout.write(
+        `${ids.length} failed jobs in ${queueName} would be moved back to waiting ${onRedis}\n`,
+      );
       return 0;
     }
     const bar = progressBar('retrying', 'jobs');
@@ -194,7 +199,7 @@ async function main(): Promise<number> {
     const counts = await retryFailedJobs(queue, ids, (done) => bar.update(done)).finally(() => bar.stop());
     process.stdout.write(
       `${queueName}: ${counts.moved} failed jobs moved back to waiting, ${counts.skipped} skipped ` +
-        `(no longer failed), ${counts.errors} errors\n`,
+        `(no longer failed), ${counts.errors} errors ${onRedis}\n`,
     );
     return counts.errors > 0 ? 3 : 0;
   } finally {

@@ -64,7 +64,10 @@ describe('scripts/replay.ts', function () {
     it('--dry-run counts the failed jobs and moves nothing', async () => {
       const result = await runScript('scripts/replay.ts', ['failed', '--dry-run'], env);
       expect(result.code).to.equal(0);
-      expect(result.stdout).to.equal('5 failed jobs in webhook-events would be moved back to waiting\n');
+      // Naming the Redis it read: without REDIS_URL a replay reads a local default, perhaps not the one meant.
+      expect(result.stdout).to.equal(
+        `5 failed jobs in webhook-events would be moved back to waiting (Redis ${new URL(testStack().redisUrl).host})\n`,
+      );
       expect(await queue.getFailedCount()).to.equal(5);
     });
 
@@ -84,6 +87,7 @@ describe('scripts/replay.ts', function () {
       const result = await runScript('scripts/replay.ts', ['failed'], env);
       expect(result.code).to.equal(0);
       expect(result.stdout).to.include('webhook-events: 0 failed jobs moved back to waiting, 0 skipped');
+      expect(result.stdout).to.include(`(Redis ${new URL(testStack().redisUrl).host})`);
       expect(await occurrences(queue, ids)).to.deep.equal([1, 1, 1, 1, 1]);
     });
   });
@@ -144,6 +148,7 @@ describe('scripts/replay.ts', function () {
       const first = await runScript('scripts/replay.ts', ['spool', file], env);
       expect(first.code).to.equal(3);
       expect(first.stdout).to.include('(1 file) into webhook-events: 2 queued, 1 already queued, 1 invalid');
+      expect(first.stdout).to.include(`(Redis ${new URL(testStack().redisUrl).host})`);
       expect(first.stderr).to.include('invalid lines in');
       const second = await runScript('scripts/replay.ts', ['spool', file], env);
       expect(second.stdout).to.include('0 queued, 3 already queued, 1 invalid');
