@@ -8,9 +8,11 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StoredEvent } from '../tray-service/domain/stored-event.ts';
@@ -95,6 +97,7 @@ async function main(): Promise<number> {
   const { out, resume, ...filters } = values;
   if (!out) throw new UsageError(`--out: the output file is required\n${usage}`);
   const filter = filterOf(filters);
+  checkOutFolder(out);
   const partial = `${out}.partial`;
   const unlock = lockPartial(partial);
   try {
@@ -102,6 +105,22 @@ async function main(): Promise<number> {
   } finally {
     unlock();
   }
+}
+
+/** The folder --out names must exist: its files (the lock first) are made there. */
+function checkOutFolder(out: string): void {
+  const folder = dirname(resolve(out));
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UsageError(`--out: the folder ${folder} does not exist`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      throw new UsageError(`--out: ${dirname(folder)} is not a folder`);
+    throw error;
+  }
+  if (!isFolder) throw new UsageError(`--out: ${folder} is not a folder`);
 }
 
 /** The export into `partial` (from scratch, or resumed after its last line), renamed `out` once whole. */

@@ -277,6 +277,8 @@ describe('scripts/export-events.ts', function () {
       [['--out', 'x', '--userId', ''], '--userId: expected a user id'],
       [['--out', 'x', '--since', '2026-11-21', '--until', '2026-11-20'], '--until: must be later than since'],
       [['--out', 'x', '--bogus'], "Unknown option '--bogus'"],
+      [['--out', '/nonexistent-folder/x.ndjson'], '--out: the folder /nonexistent-folder does not exist'],
+      [['--out', '/etc/hostname/x.ndjson'], '--out: /etc/hostname is not a folder'],
     ];
     for (const [args, message] of cases) {
       it(`${args.join(' ') || '(none)'} exits 2: ${message}`, async () => {
