@@ -90,6 +90,32 @@ describe('markInbox and markAll on MongoDB, failing part-way', function () {
     return keys;
   };
 
+  // markAll reads a large backlog a thousand records at a time and marks each batch; a batch that
+  // failed reported its own records only, so the batches before it were read for good but never
+  // announced, and a retry found nothing left to announce.
+  it('markAll of more than one batch announces every batch it changed, then fails as the write did', async () => {
+    const userId = 'u-part-many';
+    await seedRecords(
+      suite.storage,
+      Array.from({ length: 1_000 }, (_, n) => ({
+        userId,
+        targetId: `p-many-${n}`,
+        lastUpdate: NOW - 90_000 + n,
+      })),
+    );
+    // Seeded last, so read in the second batch: a stalled writer holds its next version.
+    await seedOneHeld(userId);
+    const readChanges: (readonly TrayRecord[])[] = [];
+    await expect(
+      markAll(suite.storage, { markedRead: async (records) => void readChanges.push(records) }, userId, NOW),
+    ).to.be.rejected;
+    const db = client!.db(suite.env.MONGODB_DB);
+    const stored = await db.collection<TrayRecordDoc>(TRAY_RECORDS).find({ userId, hasRead: true }).toArray();
+    const announcedIds = readChanges.flat().map((record) => record.targetId);
+    expect(stored.length, 'records marked read').to.equal(1_001);
+    expect(announcedIds.sort()).to.deep.equal(stored.map((record) => record.targetId).sort());
+  });
+
   it('announces the records it changed, then fails as the write did', async () => {
     const [free, held] = await seedOneHeld('u-part-archive');
     await seedOneHeld('u-part-read');

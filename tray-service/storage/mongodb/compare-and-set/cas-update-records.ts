@@ -197,17 +197,24 @@ export async function casUpdateRecords(
     }
     const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
     const wonUpdates = updates.filter(({ before }) => won.has(before._id));
-    for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
-      const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
-      // Shared with the concurrent jobs' record writes: one bulk for many comments.
-      const matched = await bulkWriteCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, chunk.map(updateOperation));
-      // An update that missed its filter does not say which record: re-read every key of the chunk
-      // (the next round recognises the ones that did land by their version and changedAt).
-      if (!matched) for (const { before } of chunk) retry.add(before._id);
-      else {
-        written += chunk.length;
-        confirmed.push(...chunk.map(({ next }) => next));
+    try {
+      for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
+        const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
+        // Shared with the concurrent jobs' record writes: one bulk for many comments.
+        const matched = await bulkWriteCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, chunk.map(updateOperation));
+        // An update that missed its filter does not say which record: re-read every key of the chunk
+        // (the next round recognises the ones that did land by their version and changedAt).
+        if (!matched) for (const { before } of chunk) retry.add(before._id);
+        else {
+          written += chunk.length;
+          confirmed.push(...chunk.map(({ next }) => next));
+        }
       }
+    } catch (error) {
+      // What the bulks before the failed one wrote is stored: told all the same, so the caller's
+      // report of a write that failed part-way (a mark's PartialWriteError) names it.
+      if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed, replaced);
+      throw error;
     }
     if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed, replaced);
     pending = [...retry];

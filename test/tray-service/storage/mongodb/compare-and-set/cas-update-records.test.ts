@@ -6,6 +6,7 @@ import {
 import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import {
   casUpdateRecords,
+  UPDATES_PER_BULK,
   type ComputeRecord,
 } from '../../../../../tray-service/storage/mongodb/compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
@@ -324,5 +325,42 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
         version: record.version,
       });
     });
+  });
+
+  // Updates are written in bulks of UPDATES_PER_BULK, and onWritten was told only after the last:
+  // a later bulk failing left the earlier ones stored but untold, so a mark's PartialWriteError
+  // (and the live streams it feeds) missed up to a thousand records per bulk.
+  it('tells onWritten of the bulks it wrote before one failed, then fails as it did', async function () {
+    this.timeout(60_000);
+    const many = Array.from({ length: UPDATES_PER_BULK + 5 }, (_, n) =>
+      aTrayRecord({ userId: 'u-bulks', targetId: `p-bulk-${n}`, hasRead: false }),
+    );
+    await records().insertMany(many);
+    let bulks = 0;
+    const secondFails = withCollectionMethod(
+      mongo.db,
+      TRAY_RECORDS,
+      'bulkWrite',
+      (bulkWrite) =>
+        async (...args: Parameters<typeof bulkWrite>) => {
+          bulks += 1;
+          if (bulks === 2) throw new Error('the database went away');
+          return bulkWrite(...args);
+        },
+    );
+    const told: TrayRecordDoc[] = [];
+    const markRead: ComputeRecord = (_key, current) =>
+      current ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
+    await expect(
+      casUpdateRecords(
+        secondFails,
+        many.map((record) => record._id),
+        markRead,
+        { owner: 'mark', onWritten: async (docs) => void told.push(...docs) },
+      ),
+    ).to.be.rejectedWith('the database went away');
+    const stored = await records().find({ userId: 'u-bulks', hasRead: true }).toArray();
+    expect(stored).to.have.lengthOf(UPDATES_PER_BULK);
+    expect(told.map((doc) => doc._id).sort()).to.deep.equal(stored.map((doc) => doc._id).sort());
   });
 });
