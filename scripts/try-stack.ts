@@ -40,6 +40,15 @@ events, the tray service the token) stops the run at once with exit 1. The addre
 npm start's (RECEIVER_PORT, TRAY_PORT, ADMIN_PORT, HOST, as the stack reads them); a service not
 answering there stops the run at once, naming its URL. --members: at least 2.`;
 
+/** Throws, naming the tray service and the secret to check, when `res` refused the token. */
+async function checkTokenTaken(res: Response): Promise<void> {
+  if (res.status !== 401 && res.status !== 403) return;
+  throw new Error(
+    `the tray service at ${new URL(res.url).origin} refused the token: ${res.status} ${errorMessage(await res.text())} ` +
+      "(is --jwt-secret, or JWT_SECRET, the tray service's?)",
+  );
+}
+
 const whole = (name: string, value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
@@ -123,6 +132,13 @@ async function main(): Promise<number> {
   await checkReachable('receiver', values.receiver, '--receiver, or RECEIVER_PORT and HOST,');
   await checkReachable('tray service', values.tray, '--tray, or TRAY_PORT and HOST,');
   if (walk !== 'off') await checkReachable('admin listener', values.admin, '--admin, or ADMIN_PORT,');
+  // And the token, before the load: a wrong secret found after sending thousands of events costs the
+  // whole send.
+  await checkTokenTaken(
+    await fetch(`${values.tray}/notifications/v3`, {
+      headers: { authorization: `Bearer ${await hs256Token(jwtSecret, 'try-stack-token-check')}` },
+    }),
+  );
   const run = Date.now().toString(36);
   const stack = {
     receiver: values.receiver,
@@ -264,12 +280,7 @@ async function main(): Promise<number> {
   while (!visible && performance.now() - lastAck < 600_000) {
     const res = await fetch(`${values.tray}/notifications/v3/history`, { headers: readerAuth });
     // A refused token stays refused: waiting cannot make the post show.
-    if (res.status === 401 || res.status === 403) {
-      throw new Error(
-        `the tray service at ${values.tray} refused the token: ${res.status} ${errorMessage(await res.text())} ` +
-          "(is --jwt-secret, or JWT_SECRET, the tray service's?)",
-      );
-    }
+    await checkTokenTaken(res);
     const page = (await res.json()) as { data?: { lastActionId: string }[] };
     visible = (page.data ?? []).some((record) => record.lastActionId === lastPost);
     if (!visible) await new Promise((resolve) => setTimeout(resolve, 250));
