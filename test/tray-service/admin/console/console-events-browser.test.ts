@@ -29,16 +29,23 @@ const seeds: SeedEvent[] = Array.from({ length: 60 }, (_, i) =>
 const newestFirst = [...seeds].sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime());
 const keysOf = (events: readonly SeedEvent[]) => events.map((event) => event.key);
 
-describe('events console in a real browser: the Events view', function () {
-  this.timeout(120_000);
+/** A browser, the tray's storage and an admin app serving the console on loopback, closed after. */
+function useConsole(options: { maxLimit?: number } = {}) {
   const browser = useConsoleBrowser();
   const suite = useTrayStorage();
-  let close: () => void;
+  let close: (() => void) | undefined;
   const base = useListening(() => {
-    const admin = adminApp(suite.storage);
+    const admin = adminApp(suite.storage, options);
     close = admin.close;
     return admin.app;
   });
+  after(() => close?.());
+  return { browser, suite, base };
+}
+
+describe('events console in a real browser: the Events view', function () {
+  this.timeout(120_000);
+  const { browser, suite, base } = useConsole();
   let page: Page;
 
   const rowKeys = () => attributes(page.locator('#events-rows tr'), 'data-key');
@@ -51,7 +58,6 @@ describe('events console in a real browser: the Events view', function () {
     await storeEvents(suite.storage, seeds);
     page = await browser().page();
   });
-  after(() => close?.());
 
   it('sends a browser without a session to the sign-in form, and back to the console once signed in', async () => {
     await page.goto(`${base()}/admin/console`);
@@ -183,14 +189,7 @@ describe('events console in a real browser: the Events view', function () {
 // console asks for pages of that size rather than being refused (400) on every list.
 describe('events console in a real browser, ADMIN_LIST_MAX_LIMIT below its page size', function () {
   this.timeout(120_000);
-  const browser = useConsoleBrowser();
-  const suite = useTrayStorage();
-  let close: () => void;
-  const base = useListening(() => {
-    const admin = adminApp(suite.storage, { maxLimit: 10 });
-    close = admin.close;
-    return admin.app;
-  });
+  const { browser, suite, base } = useConsole({ maxLimit: 10 });
   let page: Page;
   const rowKeys = () => attributes(page.locator('#events-rows tr'), 'data-key');
 
@@ -198,7 +197,6 @@ describe('events console in a real browser, ADMIN_LIST_MAX_LIMIT below its page 
     await storeEvents(suite.storage, seeds);
     page = await browser().page();
   });
-  after(() => close?.());
 
   it('lists the events 10 at a time, and "Older" loads the next 10', async () => {
     await page.goto(`${base()}/admin/console`);
@@ -215,14 +213,7 @@ describe('events console in a real browser, ADMIN_LIST_MAX_LIMIT below its page 
 // scripts of markup that got in; the markup itself would still show).
 describe('events console in a real browser, events holding markup', function () {
   this.timeout(120_000);
-  const browser = useConsoleBrowser();
-  const suite = useTrayStorage();
-  let close: () => void;
-  const base = useListening(() => {
-    const admin = adminApp(suite.storage);
-    close = admin.close;
-    return admin.app;
-  });
+  const { browser, suite, base } = useConsole();
   const markup = `<img src="x" onerror="document.title='owned'"><b id="injected">bold</b>`;
   const hostile = eventDoc({
     event: 'post.didCreate',
@@ -232,7 +223,6 @@ describe('events console in a real browser, events holding markup', function () 
   });
 
   before(() => storeEvents(suite.storage, [hostile]));
-  after(() => close?.());
 
   it('shows them as text in the list and the detail, adding no element', async () => {
     const page = await browser().page();
