@@ -13,8 +13,9 @@ import { trustProxySetting } from './trust-proxy-setting.ts';
 /**
  * What a process without a public API serves operators: `/healthz`, `/readyz` (the given checks)
  * and `/metrics` (as `metrics` allows); anything else is a JSON 404. With `failedAuth`, wrong
- * METRICS_TOKENs (not scrapes without one) count against the caller's address as on the API's port, and an address over the
- * limit is refused (429) everywhere but the probes, so guessing the token is limited here too.
+ * METRICS_TOKENs (not scrapes without one) count against the caller's address as on the API's
+ * port, and an address over the limit is refused (429) everywhere but the probes, so guessing the
+ * token is limited here too.
  */
 export function createOpsApp(deps: {
   registry: Registry;

@@ -58,10 +58,11 @@ function withoutCommandArgs(value: unknown, depth: number, seen: WeakSet<object>
 /**
  * pino's error serializer (type, message and stack with its causes', every other property),
  * minus the credentials of any URL its messages and stacks quote (a driver's error naming the
- * connection string it failed on), and minus the arguments of a Redis command the error carries. ioredis puts the failed command on
- * its errors, `{name, args}`, and for a refused AUTH (a password rotation, a disabled ACL user)
- * the arguments are the password: it reached the log through an unhandled rejection's fatal line.
- * The command's name stays, which is what an operator needs to know.
+ * connection string it failed on), and minus the arguments of a Redis command the error carries.
+ * ioredis puts the failed command on its errors, `{name, args}`, and for a refused AUTH (a
+ * password rotation, a disabled ACL user) the arguments are the password: it reached the log
+ * through an unhandled rejection's fatal line. The command's name stays, which is what an
+ * operator needs to know.
  */
 export function serializeError(error: unknown): unknown {
   return withoutCommandArgs(stdSerializers.err(error as Error), 0, new WeakSet());

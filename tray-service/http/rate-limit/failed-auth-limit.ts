@@ -27,16 +27,16 @@ export interface FailedAuthLimitOptions {
 }
 
 /**
- * The tray's limit on failed authentications. The count lives in Redis, so every API instance
- * shares it; the refusal is kept in memory on each instance that saw it, so a caller in good
- * standing costs no Redis call at all and a blocked address at most one more attempt per instance.
- */
-/**
  * Refusals an instance keeps in memory by default: about 10 MB at most. Past it the oldest goes;
  * its address's count in Redis still refuses its next attempt, which puts it back.
  */
 export const MAX_REFUSED_IN_MEMORY = 100_000;
 
+/**
+ * The tray's limit on failed authentications. The count lives in Redis, so every API instance
+ * shares it; the refusal is kept in memory on each instance that saw it, so a caller in good
+ * standing costs no Redis call at all and a blocked address at most one more attempt per instance.
+ */
 export function createFailedAuthLimit(
   options: FailedAuthLimitOptions,
 ): FailedAuthLimit & { readonly refused: number } {
