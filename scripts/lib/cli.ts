@@ -49,9 +49,16 @@ export function scriptEnv<S extends z.ZodRawShape>(shape: S): z.infer<z.ZodObjec
   return parseEnv(shape, process.env);
 }
 
-/** A progress bar on stderr when it is a terminal; silent otherwise (the summary is printed either way). */
+const BAR_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * A progress bar on stderr when it is a terminal; silent otherwise (the summary is printed either
+ * way). It hides the terminal's cursor while it draws, so Ctrl-C or SIGTERM while it shows stops it
+ * first (the cursor shown again), then the signal does what it would have: the tool's own handler
+ * runs (stopOnSignal's clean-up), or, with none, the process ends by the signal.
+ */
 export function progressBar(label: string, unit: string): SingleBar {
-  return new SingleBar(
+  const bar = new SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | {eta_formatted} left`,
       stream: process.stderr,
@@ -61,4 +68,21 @@ export function progressBar(label: string, unit: string): SingleBar {
     },
     Presets.shades_classic,
   );
+  const onSignal = (signal: NodeJS.Signals) => {
+    bar.stop();
+    // Registered first, so any handler of the tool's is still there: it decides. Without one, the
+    // signal again, now with no listener: Node's default, ending the process by it.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const start = bar.start.bind(bar);
+  const stop = bar.stop.bind(bar);
+  bar.start = (...args: Parameters<SingleBar['start']>) => {
+    for (const signal of BAR_SIGNALS) process.prependOnceListener(signal, onSignal);
+    start(...args);
+  };
+  bar.stop = () => {
+    for (const signal of BAR_SIGNALS) process.off(signal, onSignal);
+    stop();
+  };
+  return bar;
 }

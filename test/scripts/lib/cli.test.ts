@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { cleanEnv } from '../../support/run-script.ts';
+
+const cli = resolve(import.meta.dirname, '../../../scripts/lib/cli.ts');
+const HIDE_CURSOR = '\u001b[?25l';
+const SHOW_CURSOR = '\u001b[?25h';
+
+/**
+ * Runs `code` (an ES module that may import the cli helpers from CLI) under a pseudo-terminal, as
+ * an operator's terminal runs a tool: the progress bar draws only on one. Answers what the
+ * terminal received and how the process ended (Python's waitstatus_to_exitcode: -2 for SIGINT).
+ */
+function inTerminal(code: string): { output: string; exit: number } {
+  const python = [
+    'import os, pty, sys',
+    'status = pty.spawn(sys.argv[1:])',
+    'sys.stdout.write("\\nEXIT %d\\n" % os.waitstatus_to_exitcode(status))',
+  ].join('\n');
+  const run = spawnSync(
+    'python3',
+    [
+      '-c',
+      python,
+      process.execPath,
+      '--input-type=module',
+      '-e',
+      code.replaceAll('CLI', JSON.stringify(cli)),
+    ],
+    { encoding: 'utf8', env: cleanEnv(), timeout: 20_000 },
+  );
+  const exit = /\nEXIT (-?\d+)\n$/.exec(run.stdout)?.[1];
+  if (exit === undefined) throw new Error(`no exit status: ${run.stdout} ${run.stderr}`);
+  return { output: run.stdout, exit: Number(exit) };
+}
+
+// The bar hides the terminal's cursor while it draws; Ctrl-C ended the tool with the cursor still
+// hidden, and the operator's shell went on without one.
+describe('progressBar (scripts/lib/cli.ts) under a terminal', () => {
+  for (const [signal, exit] of [
+    ['SIGINT', -2],
+    ['SIGTERM', -15],
+  ] as const) {
+    it(`shows the cursor again on ${signal}, then ends by the signal as before`, () => {
+      const { output, exit: ended } = inTerminal(`
+        const { progressBar } = await import(CLI);
+        const bar = progressBar('working', 'items');
+        bar.start(100, 1);
+        setTimeout(() => process.kill(process.pid, '${signal}'), 300);
+        setInterval(() => undefined, 1_000);
+      `);
+      expect(output).to.include(HIDE_CURSOR);
+      expect(output.lastIndexOf(SHOW_CURSOR), 'the cursor shown after it was hidden').to.be.above(
+        output.indexOf(HIDE_CURSOR),
+      );
+      expect(ended).to.equal(exit);
+    });
+  }
+
+  it('leaves the signal to a tool that handles it itself (its clean-up runs, its exit code stands)', () => {
+    const { output, exit } = inTerminal(`
+      const { progressBar } = await import(CLI);
+      process.once('SIGINT', () => setTimeout(() => { process.stdout.write('cleaned up'); process.exit(130); }, 200));
+      const bar = progressBar('working', 'items');
+      bar.start(100, 1);
+      setTimeout(() => process.kill(process.pid, 'SIGINT'), 300);
+      setInterval(() => undefined, 1_000);
+    `);
+    expect(output).to.include('cleaned up');
+    expect(output.lastIndexOf(SHOW_CURSOR)).to.be.above(output.indexOf(HIDE_CURSOR));
+    expect(exit).to.equal(130);
+  });
+});
