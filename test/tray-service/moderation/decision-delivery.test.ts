@@ -20,10 +20,20 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
+import type { DecisionsPort } from '../../../tray-service/storage/port.ts';
 import { eventually, startStatusServer, type StatusAnswer } from './moderation-fixtures.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
+
+/** The decision of the event `eventKey` once its delivery is no longer pending (delivered or failed). */
+async function settledDecision(decisions: DecisionsPort, eventKey: string) {
+  const [pending] = (await decisions.list({ eventKey }, 10)).items;
+  return eventually(async () => {
+    const doc = await decisions.get(pending!.id);
+    return doc?.delivery === 'pending' ? undefined : doc;
+  });
+}
 
 describe('moderation decision delivery', () => {
   const suite = useTrayStorage();
@@ -267,11 +277,7 @@ describe('moderation decision delivery', () => {
       try {
         const event = eventDoc({ data: { post: { postId: 'p-7', text: 'spam' } } });
         await step(event);
-        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
-        const settled = await eventually(async () => {
-          const doc = await decisions.get(pending!.id);
-          return doc?.delivery === 'pending' ? undefined : doc;
-        });
+        const settled = await settledDecision(decisions, event.key);
         expect(settled.delivery).to.equal('delivered');
         expect(server.requests).to.have.lengthOf(1);
       } finally {
@@ -289,11 +295,7 @@ describe('moderation decision delivery', () => {
       try {
         const event = eventDoc({ data: { post: { postId: 'p-redirect', text: 'spam' } } });
         await step(event);
-        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
-        const failed = await eventually(async () => {
-          const doc = await decisions.get(pending!.id);
-          return doc?.delivery === 'pending' ? undefined : doc;
-        });
+        const failed = await settledDecision(decisions, event.key);
         expect(failed.delivery).to.equal('failed');
         expect(server.requests).to.have.lengthOf(1);
         expect(elsewhere.requests).to.have.lengthOf(0);

@@ -210,13 +210,11 @@ export async function casUpdateRecords(
           confirmed.push(...chunk.map(({ next }) => next));
         }
       }
-    } catch (error) {
-      // What the bulks before the failed one wrote is stored: told all the same, so the caller's
-      // report of a write that failed part-way (a mark's PartialWriteError) names it.
+    } finally {
+      // Also when a bulk failed: what the bulks before it wrote is stored, and the caller's report
+      // of a write that failed part-way (a mark's PartialWriteError) must name it.
       if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed, replaced);
-      throw error;
     }
-    if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed, replaced);
     pending = [...retry];
     readAt = new Map(pending.map((key) => [key, current.get(key)?.version]));
   }
