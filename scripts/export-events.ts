@@ -101,7 +101,7 @@ async function main(): Promise<number> {
   const partial = `${out}.partial`;
   const unlock = lockPartial(partial);
   try {
-    return await exportTo(out, partial, filter, resume === true);
+    return await exportTo(out, partial, filter, resume === true, unlock);
   } finally {
     unlock();
   }
@@ -123,12 +123,19 @@ function checkOutFolder(out: string): void {
   if (!isFolder) throw new UsageError(`--out: ${folder} is not a folder`);
 }
 
-/** The export into `partial` (from scratch, or resumed after its last line), renamed `out` once whole. */
+/**
+ * The export into `partial` (from scratch, or resumed after its last line), renamed `out` once whole.
+ * Stopped part-way (a failure, or Ctrl-C or SIGTERM), it says how to go on; on a signal it frees
+ * the partial file's lock (`unlock`) and ends the process at once, 130 or 143, as a shell expects:
+ * the storage is not closed first, as its query in flight may wait for a lock for as long as
+ * the statement timeout.
+ */
 async function exportTo(
   out: string,
   partial: string,
   filter: EventsFilter,
   resume: boolean,
+  unlock: () => void,
 ): Promise<number> {
   // Files are touched only once the storage is open: a run that cannot reach it (or is
   // misconfigured) must not remove the partial export of an earlier one.
@@ -144,6 +151,17 @@ async function exportTo(
   const events = createEventsQuery(storage.events);
   const bar = progressBar('exporting', 'events');
   let written = 0;
+  const sayStopped = () =>
+    process.stderr.write(
+      `stopped after ${written} events${after ? ' more' : ''}; ${partial} keeps them: run the same command with --resume to go on\n`,
+    );
+  const onSignal = (signal: NodeJS.Signals) => {
+    bar.stop();
+    sayStopped();
+    unlock();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  for (const signal of stopSignals) process.once(signal, onSignal);
   try {
     bar.start(await events.count(filter, after), 0);
     const counter = new Transform({
@@ -166,11 +184,10 @@ async function exportTo(
     rmSync(filterFileOf(partial), { force: true });
   } catch (error) {
     bar.stop();
-    process.stderr.write(
-      `stopped after ${written} events${after ? ' more' : ''}; ${partial} keeps them: run the same command with --resume to go on\n`,
-    );
+    sayStopped();
     throw error;
   } finally {
+    for (const signal of stopSignals) process.off(signal, onSignal);
     bar.stop();
     await storage.close();
   }
@@ -179,6 +196,8 @@ async function exportTo(
   );
   return 0;
 }
+
+const stopSignals = ['SIGINT', 'SIGTERM'] as const;
 
 /**
  * Holds `partial` for this run: a second run on the same --out (a --resume while the first still

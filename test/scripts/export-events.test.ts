@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -12,7 +12,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, runScript } from '../support/run-script.ts';
+import pg from 'pg';
+import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { eventsFilterShape } from '../../tray-service/admin/api-schema/admin-inputs.ts';
 import { toDecisionDoc } from '../../tray-service/domain/decision-doc.ts';
@@ -265,6 +266,69 @@ describe('scripts/export-events.ts', function () {
       const { stdout } = await runScript('scripts/export-events.ts', ['--help'], env);
       for (const name of Object.keys(eventsFilterShape)) expect(stdout, name).to.include(`--${name} `);
     });
+  });
+
+  // Ctrl-C or SIGTERM mid-export. The export is held still by a lock on the events table, so the
+  // signal surely comes while it runs: PostgreSQL only, as the signal's handling is the script's own.
+  describe('stopped by a signal', () => {
+    const pgSuite = useTrayStorage('postgres');
+    let pgEnv: NodeJS.ProcessEnv;
+    before(async () => {
+      pgEnv = cleanEnv({ ...pgSuite.env, EVENTS_RETENTION_DAYS: '3650' });
+      await storeEvents(
+        pgSuite.storage,
+        [0, 1, 2].map((n) => eventDoc({ key: `s-${n}`, receivedAt: new Date(Date.UTC(2026, 10, 20, n)) })),
+      );
+    });
+
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
+      it(`${signal}: says how to go on, keeps the partial file, frees the lock and exits ${code}`, async () => {
+        const out = join(dir, `stopped-by-${signal}.ndjson`);
+        const holder = new pg.Client({ connectionString: pgSuite.env.DATABASE_URL });
+        const watcher = new pg.Client({ connectionString: pgSuite.env.DATABASE_URL });
+        await holder.connect();
+        await watcher.connect();
+        try {
+          await holder.query('BEGIN');
+          await holder.query('LOCK TABLE stored_events IN ACCESS EXCLUSIVE MODE');
+          const child = spawn(process.execPath, [join(repoRoot, 'scripts/export-events.ts'), '--out', out], {
+            env: pgEnv,
+          });
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          const exited = new Promise<[number | null, NodeJS.Signals | null]>((done) =>
+            child.once('exit', (exitCode, bySignal) => done([exitCode, bySignal])),
+          );
+          // Waiting for the lock: the export has begun (its partial file made) and cannot end.
+          for (let waited = 0; ; waited += 50) {
+            // A query of its own: within the holder's transaction pg_stat_activity would not change.
+            const { rows } = await watcher.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'export-events' AND wait_event_type = 'Lock'",
+            );
+            if (rows[0]?.n === 1) break;
+            if (waited > 15_000) throw new Error(`the export never waited for the lock; stderr: ${stderr}`);
+            await new Promise((wake) => setTimeout(wake, 50));
+          }
+          child.kill(signal);
+          expect(await exited).to.deep.equal([code, null]);
+          expect(stderr).to.include(
+            `stopped after 0 events; ${out}.partial keeps them: run the same command with --resume to go on`,
+          );
+          expect(existsSync(`${out}.partial`)).to.equal(true);
+          expect(existsSync(`${out}.partial.lock`)).to.equal(false);
+        } finally {
+          await holder.query('ROLLBACK');
+          await holder.end();
+          await watcher.end();
+        }
+        const resumed = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], pgEnv);
+        expect(resumed.code, resumed.stderr).to.equal(0);
+        expect(readLines(out).map((line) => line.key)).to.deep.equal(['s-2', 's-1', 's-0']);
+      });
+    }
   });
 
   describe('with bad arguments', () => {
