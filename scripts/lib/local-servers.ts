@@ -230,14 +230,18 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
   };
 }
 
-/** The FerretDB binary: FERRETDB_BIN, then PATH, then where `go install` puts it (scripts/setup.sh). */
+/**
+ * The FerretDB binary: FERRETDB_BIN, then the one scripts/setup.sh builds (Go's bin folder, where
+ * setup checks the pinned version), then one on PATH. The order is setup's: a `ferretdb` of
+ * another version earlier on PATH must not win over the one setup built.
+ */
 export function ferretdbBinary(env: NodeJS.ProcessEnv = process.env): string {
   if (env.FERRETDB_BIN) return env.FERRETDB_BIN;
-  const onPath = spawnSync('sh', ['-c', 'command -v ferretdb'], { encoding: 'utf8' }).stdout.trim();
+  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8', env }).stdout?.trim();
+  const built = gopath ? join(gopath, 'bin', 'ferretdb') : undefined;
+  if (built && existsSync(built)) return built;
+  const onPath = spawnSync('sh', ['-c', 'command -v ferretdb'], { encoding: 'utf8', env }).stdout.trim();
   if (onPath) return onPath;
-  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim();
-  const candidate = join(gopath, 'bin', 'ferretdb');
-  if (gopath && existsSync(candidate)) return candidate;
   throw new Error('ferretdb not found: run `npm run setup` (or set FERRETDB_BIN or MONGODB_URI)');
 }
 

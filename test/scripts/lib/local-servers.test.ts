@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort, startRedis } from '../../../scripts/lib/local-servers.ts';
+import { ferretdbBinary, freePort, startRedis } from '../../../scripts/lib/local-servers.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,6 +16,38 @@ describe("the scripts' local servers (scripts/lib/local-servers.ts)", () => {
       const ports: number[] = [];
       for (let i = 0; i < 400; i += 1) ports.push(await freePort());
       expect(new Set(ports).size).to.equal(ports.length);
+    });
+  });
+
+  // scripts/setup.sh builds the pinned FerretDB into Go's bin folder when the binary there is not
+  // that version; a `ferretdb` of another version earlier on PATH was the one the tests then ran.
+  describe('ferretdbBinary', () => {
+    let dir: string;
+    let env: NodeJS.ProcessEnv;
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'ferretdb-binary-'));
+      for (const folder of ['on-path', 'gopath/bin']) mkdirSync(join(dir, folder), { recursive: true });
+      writeFileSync(join(dir, 'on-path', 'ferretdb'), '#!/bin/sh\n', { mode: 0o755 });
+      env = {
+        ...process.env,
+        PATH: `${join(dir, 'on-path')}:${process.env.PATH ?? ''}`,
+        GOPATH: join(dir, 'gopath'),
+      };
+      delete env.FERRETDB_BIN;
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('takes FERRETDB_BIN, then the one scripts/setup.sh builds, then one on PATH', () => {
+      expect(ferretdbBinary(env)).to.equal(join(dir, 'on-path', 'ferretdb'));
+      writeFileSync(join(dir, 'gopath/bin/ferretdb'), '#!/bin/sh\n', { mode: 0o755 });
+      expect(ferretdbBinary(env)).to.equal(join(dir, 'gopath/bin/ferretdb'));
+      expect(ferretdbBinary({ ...env, FERRETDB_BIN: '/opt/ferretdb' })).to.equal('/opt/ferretdb');
+    });
+
+    it('names the ways to get one when there is none', () => {
+      const bare = { ...env, PATH: dirname(process.execPath) + ':/usr/bin:/bin' };
+      rmSync(join(dir, 'on-path', 'ferretdb'));
+      expect(() => ferretdbBinary(bare)).to.throw('ferretdb not found: run `npm run setup`');
     });
   });
 
