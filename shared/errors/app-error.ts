@@ -15,7 +15,7 @@ export const errorCodes = {
   TOO_MANY_MUTE_SPANS: { status: 400, code: 400004 },
   UNAUTHORIZED: { status: 401, code: 401000 },
   /**
-   * A globally banned user's otherwise valid token: 401 as the platform's contract fixes, with a
+   * A globally banned user's otherwise valid token: 401 as the contract's event catalogue fixes, with a
    * code of its own so a client stops instead of asking for another token, which would be refused too.
    */
   BANNED: { status: 401, code: 401001 },
