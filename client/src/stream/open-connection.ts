@@ -18,8 +18,8 @@ export interface ConnectionRequest {
 }
 
 /**
- * open: the stream answered 200 with an event stream. refused: 401, the token (or the ticket it
- * bought) was not accepted. unavailable: worth trying again (no answer, 429, 5xx, any other answer
+ * open: the stream answered 200 with an event stream. refused: 401 to the ticket's purchase, the
+ * token was not accepted. unavailable: worth trying again (no answer, 429, 5xx, any other answer
  * not named below, a 200 that is not an event stream), after `retryAfterMs` when the service said
  * so. fatal: a refusal that trying again cannot change (a banned user's 401, 400 for an id this
  * service never sent, 403, 404, 410).
@@ -58,7 +58,7 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
       headers: { Authorization: `Bearer ${request.token}`, Accept: 'application/json' },
       signal,
     });
-    if (!issued.ok) return await failed(issued);
+    if (!issued.ok) return await failed(issued, 'token');
     const { data } = (await issued.json()) as StreamTicketBody;
     const query = new URLSearchParams({ ticket: data.ticket });
     if (request.locale !== undefined) query.set('locale', request.locale);
@@ -70,7 +70,7 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
       headers: { Accept: 'text/event-stream' },
       signal,
     });
-    if (!response.ok) return await failed(response);
+    if (!response.ok) return await failed(response, 'ticket');
     if (response.body === null) throw new Error('the stream answered without a body');
     // A proxy's or a maintenance page answers 200 too: taken for a stream it would end at once, and
     // the client would come back every second instead of backing off.
@@ -88,11 +88,17 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
   }
 }
 
-async function failed(response: Response): Promise<Connection> {
+/**
+ * What a refused request says. The ticket's purchase is the one judge of the token; the stream
+ * request's 401 refuses its ticket (unknown, used or past its 30 s: a replayed or slow request),
+ * which a new ticket bought with the same token may pass: tried again after a wait, as an outage
+ * is. If the token expired meanwhile, the next purchase says so.
+ */
+async function failed(response: Response, presented: 'token' | 'ticket'): Promise<Connection> {
   const error = await readTrayApiError(response);
   // A ban is for good: a new token would be refused too (docs/client.md#live).
   if (response.status === 401 && error.code === unauthorizedCodes.banned) return { kind: 'fatal', error };
-  if (response.status === 401) return { kind: 'refused', error };
+  if (response.status === 401 && presented === 'token') return { kind: 'refused', error };
   if (FINAL_STATUSES.has(response.status)) return { kind: 'fatal', error };
   // Anything else may pass on its own: a proxy's 408, a 409 or 425, a 429, a 5xx.
   return {

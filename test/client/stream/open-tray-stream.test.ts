@@ -180,6 +180,35 @@ describe('openTrayStream against the tray service', function () {
     });
   });
 
+  // The stream's own 401 refuses the ticket (unknown, used or past its 30 s), not the token that
+  // bought it a moment before: a proxy that replays the GET, or one slow past the ticket's life.
+  describe('when a ticket is refused (the stream request answers 401)', () => {
+    it('waits and buys another, never telling getToken its token was refused, also twice in a row', async () => {
+      const user = target.user('u-ticket-refused');
+      const asked: TokenRequest[] = [];
+      let spoiled = 0;
+      const spoilTwice: typeof fetch = (input, init) => {
+        const url = String(input);
+        if (url.includes('/notifications/v3/stream?') && spoiled < 2) {
+          spoiled += 1;
+          return fetch(url.replace(/ticket=[^&]+/, 'ticket=used-or-unknown'), init);
+        }
+        return fetch(input, init);
+      };
+      const { stream } = open(user, {
+        fetch: spoilTwice,
+        getToken: (request) => {
+          asked.push(request);
+          return target.token(user);
+        },
+      });
+      expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
+      expect(spoiled).to.equal(2);
+      // Asked after each wait, as after any wait (a token may expire during one), never as refused.
+      expect(asked).to.deep.equal([{}, {}, {}]);
+    });
+  });
+
   describe('when the user is banned (401, code 401001)', () => {
     it('ends the iteration with the ban’s TrayApiError at once, without asking getToken after it', async () => {
       const user = target.user('u-banned');
