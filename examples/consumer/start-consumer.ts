@@ -3,21 +3,28 @@ import {
   createWebhookQueue,
   WEBHOOK_QUEUE_NAME,
   type WebhookJobData,
+  type WebhookSignatureScheme,
 } from '../../shared/queue/webhook-queue.ts';
 
-/** One verified platform event, as the receiver queued it (docs/starter-kit.md, "The job contract"). */
+/** One verified event, as the receiver queued it (docs/starter-kit.md, "The job contract"). */
 export interface WebhookEvent {
   /** The event's name, e.g. `post.didCreate`. */
   readonly event: string;
   /** The event's payload (docs/contract.md, "Event catalogue"). */
   readonly data: Record<string, unknown>;
   /**
-   * SHA-256 of the delivery's body: the same event delivered twice has the same key, except a join,
-   * leave or profile update without `data.createdAt`, keyed once per delivery (docs/starter-kit.md).
+   * The delivery's identity (`dedupeKey`): the same event delivered twice has the same key, except a
+   * join, leave or profile update without `data.createdAt`, keyed once per delivery
+   * (docs/starter-kit.md).
    */
   readonly key: string;
   /** The configured webhook whose secret signed the delivery. */
   readonly webhook: string;
+  /**
+   * How it was signed: the platform's scheme, or Standard Webhooks (another sender's events, whose
+   * `event` is the payload's `type` and `data` the whole payload).
+   */
+  readonly scheme: WebhookSignatureScheme;
   /** When the receiver accepted the delivery. */
   readonly receivedAt: Date;
   /** 1 on the first attempt; bull retries a failed attempt with backoff. */
@@ -65,6 +72,8 @@ export function startConsumer(options: ConsumerOptions, handle: HandleEvent): Ru
       data: job.data.data,
       key: job.data.dedupeKey,
       webhook: job.data.webhook,
+      // A job queued by a receiver from before schemes was the platform's.
+      scheme: job.data.scheme ?? 'platform',
       receivedAt: new Date(job.data.receivedAt),
       attempt: job.attemptsMade + 1,
     });

@@ -14,7 +14,11 @@ export type WebhookSignatureScheme = 'platform' | 'standard-webhooks';
 
 /** What the receiver enqueues for each verified delivery. */
 export interface WebhookJobData {
-  /** Lowercase hex SHA-256 of the raw body; also the bull job id. */
+  /**
+   * The delivery's identity, lowercase hex SHA-256: of the raw body (Standard Webhooks: of the
+   * webhook's name and `webhook-id`; an undated join, leave or profile update: of the body and a
+   * random value, receiver/delivery-key.ts). Also the bull job id.
+   */
   dedupeKey: string;
   /** Name of the webhook whose secret verified the signature. */
   webhook: string;

@@ -11,7 +11,14 @@ import {
   type RunningConsumer,
   type WebhookEvent,
 } from '../../../examples/consumer/start-consumer.ts';
-import { channelDidCreate, signedHeaders } from '../../receiver/support/signed-request.ts';
+import {
+  channelDidCreate,
+  signedHeaders,
+  standardEvent,
+  standardHeaders,
+  testSecret,
+  testStandardSecret,
+} from '../../receiver/support/signed-request.ts';
 import { useReceiver } from '../../receiver/support/use-receiver.ts';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { cleanEnv, repoRoot, runScript, startScript } from '../../support/run-script.ts';
@@ -19,7 +26,10 @@ import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 describe('the example consumer (examples/consumer) on the receiver’s real queue', () => {
-  const receiver = useReceiver();
+  const receiver = useReceiver({
+    secrets: `default=${testSecret},acme=${testStandardSecret}`,
+    schemes: 'acme=standard-webhooks',
+  });
   let consumer: RunningConsumer | undefined;
   afterEach(async () => {
     await consumer?.close();
@@ -49,9 +59,23 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
         expect(event.event).to.equal('channel.didCreate');
         expect(event.key).to.match(/^[0-9a-f]{64}$/);
         expect(event.webhook).to.equal('default');
+        expect(event.scheme).to.equal('platform');
         expect(event.attempt).to.equal(1);
         expect(Date.now() - event.receivedAt.getTime()).to.be.within(0, 30_000);
       }
+    });
+  });
+
+  describe('with a Standard Webhooks sender beside the platform', () => {
+    it('tells which scheme verified each event, so a handler can tell the senders apart', async () => {
+      const seen: WebhookEvent[] = [];
+      consumer = startConsumer({ redisUrl: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
+        seen.push(event);
+      });
+      const body = standardEvent('inv-consumer');
+      await request(receiver().app).post('/webhooks').set(standardHeaders(body)).send(body).expect(200);
+      await waitFor(() => seen.length >= 1, 10_000, 'the event');
+      expect(seen[0]).to.include({ event: 'invoice.paid', webhook: 'acme', scheme: 'standard-webhooks' });
     });
   });
 
