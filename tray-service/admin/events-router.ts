@@ -29,6 +29,7 @@ import { admittedCaller } from './require-admin.ts';
 import {
   eventsExportQuery,
   eventsListQuery,
+  nothing,
   recipientsQuery,
   trayChangesQuery,
 } from './api-schema/admin-inputs.ts';
@@ -213,6 +214,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   });
 
   router.get('/events/:key', async (req, res) => {
+    parseQuery(nothing, req.query);
     const detail = await deps.detail(req.params.key);
     if (!detail) throw new AppError('NOT_FOUND', 'no stored event with this key');
     res.json(toEventDetailView(detail) satisfies AdminEventDetailView);

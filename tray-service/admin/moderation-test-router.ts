@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { jsonBody } from '../http/require-json.ts';
 import type { RuleTest } from '../use-cases/test-blocked-words.ts';
-import { ruleTestBody } from './api-schema/admin-inputs.ts';
+import { nothing, ruleTestBody } from './api-schema/admin-inputs.ts';
 import type { RuleTestResult } from './api-schema/console-outputs.ts';
 import { parseQuery } from './parse-query.ts';
 
@@ -14,6 +14,7 @@ export { MAX_TEST_TEXT } from './api-schema/admin-inputs.ts';
 export function createModerationTestRouter(test: (text: string) => RuleTest): Router {
   const router = Router();
   router.post('/moderation/test', ...jsonBody('256kb'), (req, res) => {
+    parseQuery(nothing, req.query);
     const { text } = parseQuery(ruleTestBody, req.body ?? {}, 'field');
     res.json(test(text) satisfies RuleTestResult);
   });

@@ -54,6 +54,9 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
   const router = Router();
 
   router.post('/events/replay', ...jsonBody(), async (req, res) => {
+    // The filter is the body's; one sent in the query (as every other call selecting events takes
+    // it) would otherwise be dropped, and the replay take every stored event.
+    parseQuery(nothing, req.query);
     const filter = parseEventsFilter(req.body ?? {}, 'field');
     const started = await deps.replays.start(filter);
     if ('busy' in started) {
@@ -77,6 +80,7 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
 
   const singles = createConcurrencySlots(SINGLE_REPLAYS_AT_ONCE);
   router.post('/events/:key/replay', ...jsonBody(), async (req, res) => {
+    parseQuery(nothing, req.query);
     parseQuery(nothing, req.body ?? {}, 'field');
     const release = singles.take();
     if (!release) {
@@ -97,6 +101,7 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
   });
 
   router.get('/replays/:id', async (req, res) => {
+    parseQuery(nothing, req.query);
     const progress = /^[\w-]{1,64}$/.test(req.params.id)
       ? await deps.replays.status(req.params.id)
       : undefined;

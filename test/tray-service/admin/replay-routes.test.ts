@@ -182,6 +182,27 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
       const res = await request(app).post('/admin/events/replay').set(admin).send({}).expect(400);
       expect(res.body.message).to.match(/^filter: matches more than 4 events, at most 4 per replay/);
     });
+    // Every other call that selects events takes its filter in the query: a replay sent that way
+    // read only its (empty) body, and replayed every stored event up to REPLAY_MAX_EVENTS.
+    it('refuses a filter sent as query parameters, naming them, and starts nothing', async () => {
+      const res = await request(app).post('/admin/events/replay?userId=u-dee').set(admin).expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'userId: unknown query parameter',
+      });
+      const key = dedupeKeyOf(profile);
+      for (const [method, path] of [
+        ['post', `/admin/events/${key}/replay?dryRun=true`],
+        ['get', '/admin/replays/some-id?verbose=1'],
+        ['get', `/admin/events/${key}?fields=all`],
+        ['post', '/admin/moderation/test?text=x'],
+      ] as const) {
+        const refused = await request(app)[method](path).set(admin).send({ text: 'x' }).expect(400);
+        expect(refused.body.message, path).to.match(/^\w+: unknown query parameter$/);
+      }
+    });
+
     it('answers 400 naming an unknown or bad field, and 404 for an unknown replay', async () => {
       const unknown = await request(app)
         .post('/admin/events/replay')
