@@ -2,6 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { AdminSessions } from './admin-sessions.ts';
 import type { AdminSessionBody } from './api-schema/console-outputs.ts';
+import { verifiedButRefused } from '../http/auth/is-token-guess.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
 import { readCookie } from './read-cookie.ts';
 import { adminCaller, authenticateAdmin, type AdminAuthOptions } from './require-admin.ts';
@@ -70,8 +71,20 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
       );
       return;
     }
+    const refuse = () =>
+      html(res, 401, signInPage(mountPath, target, 'That is not a valid admin credential.'));
+    let admin: Awaited<ReturnType<typeof authenticateAdmin>>;
     try {
-      const admin = await authenticateAdmin(token, deps.auth);
+      admin = await authenticateAdmin(token, deps.auth);
+    } catch (error) {
+      if (!(error instanceof AppError && error.kind === 'UNAUTHORIZED')) return next(error);
+      // A guess counts against the address (AUTH_FAILURE_LIMIT); an admin JWT that verified but
+      // is refused (expired: pasted again from an old note) guesses nothing, as on the bearer path.
+      if (!verifiedButRefused(error.cause instanceof AppError ? error.cause : error))
+        await deps.failedSignIn?.(req);
+      return refuse();
+    }
+    try {
       // The browser's earlier session ends: a cookie it no longer holds must not stay valid.
       const previous = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
       if (previous !== undefined) await deps.sessions.close(previous);
@@ -82,11 +95,8 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
       });
       res.redirect(303, target);
     } catch (error) {
-      if (error instanceof AppError && error.kind === 'UNAUTHORIZED') {
-        await deps.failedSignIn?.(req);
-        html(res, 401, signInPage(mountPath, target, 'That is not a valid admin credential.'));
-        return;
-      }
+      // The credential passed a moment ago and expired before its session began: no guess.
+      if (error instanceof AppError && error.kind === 'UNAUTHORIZED') return refuse();
       next(error);
     }
   });

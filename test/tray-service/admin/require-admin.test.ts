@@ -251,6 +251,24 @@ describe('AUTH_FAILURE_LIMIT on the admin API', function () {
     }
   });
 
+  // The sign-in form counted every refusal, an expired admin JWT pasted again included: the
+  // admin locked their own address out, as the bearer path took care not to.
+  it('the sign-in form counts no admin JWT that verified but expired, and still counts a forged one', async () => {
+    const limit = 3;
+    const expired = await adminJwt('ops-paste', Math.floor(Date.now() / 1000) - 60);
+    const { app, close } = limited(limit);
+    const signIn = (token: string) => request(app).post('/admin/login').type('form').send({ token });
+    try {
+      for (let i = 0; i <= limit + 1; i++)
+        expect((await signIn(expired)).status, `sign-in ${i + 1} with an expired admin JWT`).to.equal(401);
+      await request(app).get('/admin/login').expect(200);
+      for (let i = 0; i <= limit; i++) await signIn(`${expired}x`);
+      await request(app).get('/admin/login').expect(429);
+    } finally {
+      close();
+    }
+  });
+
   // ADMIN_TOKEN may hold any character but a space; the counter read only the token68 alphabet,
   // so guesses like `guess!` were refused for ever, never counted.
   it('counts a wrong bearer token with characters beyond the token68 alphabet', async () => {

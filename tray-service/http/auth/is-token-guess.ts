@@ -23,9 +23,14 @@ export function isTokenGuess(
   error: AppError,
   tokenOf: (req: Request) => string | undefined = (one) => bearerToken(one.get('authorization')),
 ): boolean {
-  const signed =
+  return tokenOf(req) !== undefined && !verifiedButRefused(error);
+}
+
+/** A refusal of a token whose signature verified (expired, not yet valid, another audience...). */
+export function verifiedButRefused(error: AppError): boolean {
+  return (
     error.cause instanceof errors.JWTExpired ||
     error.cause instanceof errors.JWTClaimValidationFailed ||
-    error.cause instanceof SignedTokenRefused;
-  return tokenOf(req) !== undefined && !signed;
+    error.cause instanceof SignedTokenRefused
+  );
 }
