@@ -9,6 +9,7 @@ import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { isTokenGuess } from '../http/auth/is-token-guess.ts';
+import { parseQueryString } from '../http/parse-query-string.ts';
 import { bearerToken as adminBearerToken } from './require-admin.ts';
 
 export interface AdminAppDeps extends AdminRouterDeps {
@@ -28,7 +29,7 @@ export interface AdminAppDeps extends AdminRouterDeps {
 export function createAdminApp(deps: AdminAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
+  app.set('query parser', parseQueryString); // repeated keys become arrays, never nested objects
   app.set(
     'trust proxy',
     deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,

@@ -38,6 +38,7 @@ import { createInboxRouter, inboxPaths } from './tray/create-inbox-router.ts';
 import { createHistoryPages } from '../use-cases/history-page.ts';
 import type { MountedRoutes } from '../http/mounted-routes.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
+import { parseQueryString } from '../http/parse-query-string.ts';
 
 export interface TrayApiSettings {
   /** TRAY_PAGE_SIZE: records per history page (docs/contract.md#limits: 10). */
@@ -90,7 +91,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   jsonInOneWrite(app);
-  app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
+  app.set('query parser', parseQueryString); // repeated keys become arrays, never nested objects
   // req.ip and req.secure: the socket's unless the connection comes from a listed proxy.
   app.set('trust proxy', trustProxySetting(deps.trustProxy));
   // Over plain http without upgrade-insecure-requests: the demo page's script and calls would go

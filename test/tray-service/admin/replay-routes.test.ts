@@ -191,6 +191,11 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
         code: 400001,
         message: 'userId: unknown query parameter',
       });
+      const hidden = await request(app)
+        .post(`/admin/events/replay?${'&'.repeat(1000)}userId=u-dee`)
+        .set(admin)
+        .expect(400);
+      expect(hidden.body.message).to.equal('userId: unknown query parameter');
       const key = dedupeKeyOf(profile);
       for (const [method, path] of [
         ['post', `/admin/events/${key}/replay?dryRun=true`],

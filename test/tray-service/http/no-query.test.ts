@@ -4,11 +4,12 @@ import request from 'supertest';
 import { errorMiddleware } from '../../../shared/http/error-middleware.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { noQuery } from '../../../tray-service/http/no-query.ts';
+import { parseQueryString } from '../../../tray-service/http/parse-query-string.ts';
 
 /** An app with one call that takes no query, as GET /notifications/v3 and GET /v3/mutes. */
 function appWithNoQuery() {
   const app = express();
-  app.set('query parser', 'simple');
+  app.set('query parser', parseQueryString);
   app.get('/counts', noQuery, (_req, res) => {
     res.json({ ran: true });
   });

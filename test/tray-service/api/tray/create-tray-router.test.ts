@@ -51,6 +51,16 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expectMatchesOpenApi(res, 'GET', '/notifications/v3');
     });
 
+    // Express's query parser kept the first 1,000 keys and dropped the rest: empty ones count, so a
+    // parameter after 1,000 `&` slipped past every check of the parameters a call takes.
+    it('refuses a parameter however many empty ones come before it', async () => {
+      const res = await request(app())
+        .get(`/notifications/v3?${'&'.repeat(1000)}userId=someone-else`)
+        .set('Authorization', await bearer(user))
+        .expect(400);
+      expect(res.body.message).to.equal('query: unknown parameter userId');
+    });
+
     describe('after POST /notifications/v2/last-read', () => {
       it('counts only records updated after the last-read time', async () => {
         const lastRead = NOW - 30 * MIN;
