@@ -30,6 +30,7 @@ import { createTrayOpenApiDocument } from '../http/api-schema/tray-api-schema.ts
 import type { FailedAuthLimit } from '../../shared/http/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
 import { isTokenGuess } from '../http/auth/is-token-guess.ts';
+import { presentedBearerToken } from '../http/auth/bearer-token.ts';
 import { mapRedisErrors } from '../http/map-redis-errors.ts';
 import { createAdmissionLedger } from '../http/rate-limit/admission-ledger.ts';
 import { limitPerUser, limitPerUserAhead } from '../http/rate-limit/limit-per-user.ts';
@@ -181,7 +182,16 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     }),
   );
   app.use(notFound);
-  if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger, { guessed: isTokenGuess }));
+  // A guess is any bearer token sent: /metrics reads METRICS_TOKEN as any run of non-space
+  // characters, so its guesses are read that way (a JWT's alphabet missed `guess!`); on the tray
+  // and block calls such a token is refused as no JWT, and is a wrong credential all the same.
+  if (deps.failedAuth)
+    app.use(
+      countFailedAuth(deps.failedAuth, deps.logger, {
+        guessed: (req, error) =>
+          isTokenGuess(req, error, (one) => presentedBearerToken(one.get('authorization'))),
+      }),
+    );
   app.use(mapDomainErrors);
   app.use(mapStoreErrors);
   // Stream tickets and places live in Redis.
