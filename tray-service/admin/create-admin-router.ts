@@ -83,6 +83,8 @@ export interface AdminRouterDeps {
   exportsMax?: number;
   /** How long an export's writes may wait for a reader that takes nothing before it is cut off (default 60 s). */
   exportIdleMs?: number;
+  /** The most payload bytes one page of the events list holds (default STREAM_PAGE_BYTES, 16 MiB). */
+  eventsPageBytes?: number;
   /** ADMIN_TAILS_PER_ADMIN: open live tails per admin on this instance (default 10). */
   tailsPerAdmin?: number;
   /** The blocklisted words in force (MODERATION_WORDS, MODERATION_WORDS_FILE), for the rule tester. */
@@ -186,7 +188,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   router.use(createModerationTestRouter(createBlockedWordsTest(deps.blockedWords ?? [])));
   router.use(
     createEventsRouter({
-      events: createEventsQuery(deps.events),
+      events: createEventsQuery(deps.events, deps.eventsPageBytes),
       detail: createEventDetail({
         events: deps.events,
         decisions: deps.decisions,

@@ -1,13 +1,17 @@
 import type { PageKey } from '../domain/page-cursor.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsPage, EventsPort } from '../storage/port.ts';
+import { STREAM_PAGE_BYTES } from '../storage/stream-events.ts';
 import { ExportOverflowError } from './export-overflow-error.ts';
 
 export type { EventsFilter, EventsPage };
 
 /** The stored events as the admin API and the export tool read them (docs/operations.md). */
 export interface EventsQuery {
-  /** Newest first, `limit` at most, strictly after `after`. */
+  /**
+   * Newest first, strictly after `after`: `limit` at most, and no more than their payloads fit in
+   * the page bytes (one at least), so a page of large payloads is not `limit` times their size.
+   */
   list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage>;
   get(key: string): Promise<StoredEvent | undefined>;
   /**
@@ -22,9 +26,9 @@ export interface EventsQuery {
   count(filter: EventsFilter, after?: PageKey, atMost?: number): Promise<number>;
 }
 
-export function createEventsQuery(events: EventsPort): EventsQuery {
+export function createEventsQuery(events: EventsPort, pageBytes = STREAM_PAGE_BYTES): EventsQuery {
   return {
-    list: (filter, limit, after) => events.list(filter, limit, after),
+    list: (filter, limit, after) => events.list(filter, limit, after, { maxBytes: pageBytes }),
     get: (key) => events.get(key),
     export: (filter, atMost = Number.POSITIVE_INFINITY, after) =>
       atMostOrThrow(events.stream(filter, after), atMost),

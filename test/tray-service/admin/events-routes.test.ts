@@ -190,6 +190,23 @@ describe('admin events API', () => {
       expect(await walk(1)).to.deep.equal(['e5', 'e4', 'e3', 'e2', 'e1']);
     });
 
+    // A page of `limit` megabyte payloads (ADMIN_LIST_MAX_LIMIT up to 10,000) was read whole and
+    // answered as one string; the export's pages were bounded by bytes, the list's were not.
+    it('holds no more events than their payloads fit in the page bytes (one at least), and the cursor goes on', async () => {
+      const small = adminApp(suite.storage, { maxLimit: 3, deps: { eventsPageBytes: 1 } });
+      try {
+        const first = await request(small.app).get('/admin/events?limit=3').set(admin).expect(200);
+        expect(keys(first.body)).to.deep.equal(['e5']);
+        const second = await request(small.app)
+          .get(`/admin/events?limit=3&cursor=${first.body.nextCursor}`)
+          .set(admin)
+          .expect(200);
+        expect(keys(second.body)).to.deep.equal(['e4']);
+      } finally {
+        small.close();
+      }
+    });
+
     describe('filters', () => {
       const cases: [string, string[]][] = [
         ['?event=post.didCreate', ['e5', 'e3', 'e1']],
