@@ -58,7 +58,7 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
       // fromEntries defines own properties, so an id like "__proto__" stays a plain key.
       res.json(Object.fromEntries(blocked) satisfies CheckListBody);
     })
-    .all(methodNotAllowed(['GET', 'POST', 'DELETE']));
+    .all(methodNotAllowed(['GET', 'HEAD', 'POST', 'DELETE']));
 
   router
     .route('/')

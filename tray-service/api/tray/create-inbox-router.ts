@@ -149,7 +149,7 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
       });
       res.json({ data: { removed } } satisfies RemovedBody);
     })
-    .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
+    .all(methodNotAllowed(['GET', 'HEAD', 'PUT', 'DELETE']));
 
   // A read that went ahead of its count and failed still answers after it (limitPerUserAhead).
   router.use(admittedBeforeError);

@@ -84,7 +84,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
       await admitted(res);
       res.json({ data: counts } satisfies UnreadCountBody);
     })
-    .all(methodNotAllowed(['GET']));
+    .all(methodNotAllowed(['GET', 'HEAD']));
 
   router
     .route('/v3/history')
@@ -96,7 +96,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
       const data = renderPage(req, res, messages, query.locale, page.records);
       res.json({ totalPages: page.totalPages, nextPage: page.nextPage, data } satisfies HistoryV3Page);
     })
-    .all(methodNotAllowed(['GET']));
+    .all(methodNotAllowed(['GET', 'HEAD']));
 
   router
     .route('/v2/history')
@@ -109,7 +109,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
         data: renderPage(req, res, messages, query.locale, page.records),
       } satisfies HistoryV2Page);
     })
-    .all(methodNotAllowed(['GET']));
+    .all(methodNotAllowed(['GET', 'HEAD']));
 
   // A GET that changes the tray (the contract makes it one): a HEAD must not (refuseHead).
   router

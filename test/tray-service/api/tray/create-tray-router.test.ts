@@ -687,5 +687,21 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.headers.allow).to.equal('DELETE');
       expect(res.body.code).to.equal(405000);
     });
+
+    // HEAD is served on the reads (Express answers it with their GET), so Allow names it; on
+    // mark-all-as-read it is refused (a link checker must not clear the tray), so it does not.
+    for (const [method, path, allow] of [
+      ['post', '/notifications/v3', 'GET, HEAD'],
+      ['post', '/notifications/v3/history', 'GET, HEAD'],
+      ['post', '/notifications/v2/history', 'GET, HEAD'],
+      ['post', '/notifications/v3/mutes', 'GET, HEAD, PUT, DELETE'],
+      ['put', '/block/members', 'GET, HEAD, POST, DELETE'],
+      ['post', '/notifications/v3/mark-all-as-read', 'GET'],
+    ] as const) {
+      it(`names the methods ${path} serves: ${allow}`, async () => {
+        const res = await request(app())[method](path).expect(405);
+        expect(res.headers.allow).to.equal(allow);
+      });
+    }
   });
 });
