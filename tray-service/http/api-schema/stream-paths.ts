@@ -59,7 +59,7 @@ export const streamPaths: ZodOpenApiPathsObject = {
           'Retry-After': header('Seconds to wait before trying again', 'integer'),
         }),
         503: errorResponse(
-          'The storage (or the token key set) is unavailable, or this instance holds STREAMS_PER_INSTANCE streams (code 503000); a ticket sent is not spent',
+          'The storage (or the token key set) is unavailable, or this instance holds STREAMS_PER_INSTANCE streams (code 503000). A ticket refused because the instance is full is not spent; after any other 503 it may be: buy a new one to try again',
           { 'Retry-After': header('Seconds to wait before trying again', 'integer') },
         ),
       },
