@@ -133,6 +133,7 @@ logger.info(
 // Moderation: the worker's rules and the decisions' delivery; the admin API reads its decisions.
 const moderation = await setupModeration(config, {
   decisions: storage.decisions,
+  ping: () => storage.ping(),
   logger,
   words,
   deliver: runsWorker,

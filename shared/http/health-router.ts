@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Logger } from '../logging/create-logger.ts';
+import { methodNotAllowed } from './error-middleware.ts';
 
 /**
  * What a check reports. `error` is for the log only (it may hold hosts, paths or driver text);
@@ -92,13 +93,19 @@ export function createHealthRouter(checks: ReadinessChecks, options: HealthRoute
   };
 
   const router = Router();
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    const { ready, checks: report } = await readiness();
-    res.set('Cache-Control', 'no-store');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: report });
-  });
+  router
+    .route('/healthz')
+    .get((_req, res) => {
+      res.json({ status: 'ok' });
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+  router
+    .route('/readyz')
+    .get(async (_req, res) => {
+      const { ready, checks: report } = await readiness();
+      res.set('Cache-Control', 'no-store');
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: report });
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
   return router;
 }

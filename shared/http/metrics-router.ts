@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { methodNotAllowed } from './error-middleware.ts';
 import { requireMetricsToken, type MetricsAccess } from './metrics-access.ts';
 
 /** A registry per app (not prom-client's global one) so tests can build many apps in one process. */
@@ -15,8 +16,11 @@ export function createMetricsRouter(registry: Registry, access: MetricsAccess): 
   const router = Router();
   if (access.kind === 'off') return router;
   const guard = access.kind === 'token' ? [requireMetricsToken(access.token)] : [];
-  router.get('/metrics', ...guard, async (_req, res) => {
-    res.set('Content-Type', registry.contentType).send(await registry.metrics());
-  });
+  router
+    .route('/metrics')
+    .get(...guard, async (_req, res) => {
+      res.set('Content-Type', registry.contentType).send(await registry.metrics());
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
   return router;
 }

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
+import { errorMiddleware, methodNotAllowed, notFound } from '../../shared/http/error-middleware.ts';
 import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapRedisErrors } from '../http/map-redis-errors.ts';
@@ -40,9 +40,12 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   // Guessing the admin credential is refused per address like guessing a user token.
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
   const openApi = createAdminOpenApiDocument(deps.limits);
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openApi);
-  });
+  app
+    .route('/openapi.json')
+    .get((_req, res) => {
+      res.json(openApi);
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
   app.use('/admin', createAdminRouter({ ...deps, mountPath: '/admin' }));
   app.use(notFound);
   // Only a bearer credential is a guess here (the sign-in form counts its own): a call with none,

@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
+import { errorMiddleware, methodNotAllowed, notFound } from '../../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../../shared/http/health-router.ts';
 import type { MetricsAccess } from '../../shared/http/metrics-access.ts';
 import { jsonInOneWrite } from '../../shared/http/json-in-one-write.ts';
@@ -130,9 +130,12 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   // The admin paths are documented on the admin listener only (createAdminApp).
   const openApi = createTrayOpenApiDocument();
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openApi);
-  });
+  app
+    .route('/openapi.json')
+    .get((_req, res) => {
+      res.json(openApi);
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
 
   // Every tray and block call: the caller comes from the bearer token only, is not banned, then
   // the per-user limit. The ledger is what this instance has heard of each caller's standing

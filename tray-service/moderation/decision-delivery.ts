@@ -11,6 +11,7 @@ import { createBullQueue, type QueueConnection } from '../../shared/queue/create
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
+import { createStorageGate } from '../storage/storage-gate.ts';
 import { signDecision } from './sign-decision.ts';
 
 /** Decisions travel to MODERATION_WEBHOOK_URL through their own queue, so a slow or failing
@@ -125,6 +126,8 @@ class DeliveredUnrecordedError extends Error {
 export interface DecisionDeliveryDeps {
   queue: Bull.Queue<DecisionJobData>;
   decisions: Pick<DecisionsPort, 'get' | 'markDelivered' | 'markAttemptFailed'>;
+  /** The storage's ping (as /readyz asks it): while it fails, deliveries wait and spend no attempt. */
+  ping: () => Promise<void>;
   url: string;
   /** MODERATION_WEBHOOK_SECRET: every decision is signed with it (sign-decision.ts). */
   secret: string;
@@ -154,8 +157,29 @@ export interface DecisionDelivery {
 
 export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDelivery {
   const clock = deps.clock ?? (() => new Date());
+  // As the tray worker's: while the storage does not answer, this process takes no deliveries and
+  // those in hand wait, so an outage spends no attempt (each read of a decision failed one, and a
+  // database out for the minutes the attempts span gave up decisions the endpoint never saw).
+  const gate = createStorageGate({
+    ping: deps.ping,
+    logger: deps.logger,
+    onChange: (open) => {
+      const change = open ? deps.queue.resume(true) : deps.queue.pause(true, true);
+      change.catch(() => undefined);
+    },
+  });
+  const fromStorage = async <T>(call: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      await gate.whenOpen();
+      try {
+        return await call();
+      } catch (error) {
+        if (!(await gate.isOutage())) throw error;
+      }
+    }
+  };
   void deps.queue.process(deps.concurrency ?? 2, async (job) => {
-    const doc = await deps.decisions.get(job.data.decisionId);
+    const doc = await fromStorage(() => deps.decisions.get(job.data.decisionId));
     if (!doc || doc.delivery === 'delivered') return;
     const body = JSON.stringify(toDecisionView(doc));
     const signature = signDecision(deps.secret, Math.floor(clock().getTime() / 1000), body);
@@ -175,9 +199,9 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     }
     await response.body?.cancel();
     if (!response.ok) throw new Error(`moderation webhook answered HTTP ${response.status}`);
-    await deps.decisions
-      .markDelivered(doc.id, job.attemptsMade + 1, clock())
-      .catch((error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)));
+    await fromStorage(() => deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock())).catch(
+      (error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)),
+    );
   });
   deps.queue.on('failed', (job, error) => {
     void recordFailure(job, error).catch((markError: unknown) =>
@@ -205,5 +229,20 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     deps.logger[final ? 'error' : 'warn']({ decisionId, attempts, err: reason }, 'decision delivery failed');
     await deps.decisions.markAttemptFailed(decisionId, attempts, reason, final);
   };
-  return { stopTaking: () => deps.queue.pause(true, true), close: () => deps.queue.close() };
+  return {
+    stopTaking: () => deps.queue.pause(true, true),
+    // As the tray worker's close: deliveries waiting for the storage are not waited for; they
+    // stay active and are taken again as stalled jobs, which costs no attempt.
+    close: async () => {
+      const waiting = !gate.isOpen;
+      gate.stop();
+      await Promise.race([
+        deps.queue.close(waiting),
+        // bull's own disconnect (untyped): its connections go, the parked jobs' locks lapse.
+        gate.parkedAfterStop.then(() =>
+          (deps.queue as unknown as { disconnect(): Promise<void> }).disconnect(),
+        ),
+      ]);
+    },
+  };
 }

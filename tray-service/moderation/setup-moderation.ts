@@ -29,6 +29,8 @@ export async function setupModeration(
   deps: {
     /** storage.decisions: where decisions are kept (the admin API reads them). */
     decisions: DecisionsPort;
+    /** The storage's ping: deliveries wait while it fails (decision-delivery.ts). */
+    ping: () => Promise<void>;
     logger: Logger;
     words: readonly BlockedWord[];
     extraRules?: readonly ModerationRule[];
@@ -62,6 +64,7 @@ export async function setupModeration(
       : startDecisionDelivery({
           queue,
           decisions,
+          ping: deps.ping,
           url: config.MODERATION_WEBHOOK_URL,
           secret,
           timeoutMs: config.MODERATION_WEBHOOK_TIMEOUT_MS,

@@ -18,7 +18,7 @@ import { isStorageConnectionLost, isStorageUnavailable } from '../storage/storag
 import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
-import { createStorageGate, type StorageGateOptions } from './storage-gate.ts';
+import { createStorageGate, type StorageGateOptions } from '../storage/storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 import { logQueueErrors } from './log-queue-errors.ts';
 

@@ -16,6 +16,15 @@ function appWith(checks: ReadinessChecks) {
 }
 
 describe('health router', () => {
+  it('answers another method 405 naming GET and HEAD, not 404 as if the path did not exist', async () => {
+    const app = appWith({});
+    for (const path of ['/healthz', '/readyz']) {
+      const res = await request(app).post(path).expect(405);
+      expect(res.headers.allow, path).to.equal('GET, HEAD');
+      expect(res.body.code).to.equal(405000);
+    }
+  });
+
   it('GET /healthz runs no check', async () => {
     let runs = 0;
     const app = appWith({ redis: async () => (runs++, { ok: true }) });

@@ -34,6 +34,13 @@ describe('metrics router', () => {
     await request(app).get('/metrics').set('Authorization', `Basic ${TOKEN}`).expect(401);
   });
 
+  it('with METRICS_TOKEN answers another method 405 naming GET and HEAD', async () => {
+    const res = await request(appWith({ kind: 'token', token: TOKEN }))
+      .post('/metrics')
+      .expect(405);
+    expect(res.headers.allow).to.equal('GET, HEAD');
+  });
+
   it('with METRICS_TOKEN serves the metrics to the bearer of the token', async () => {
     const res = await request(appWith({ kind: 'token', token: TOKEN }))
       .get('/metrics')

@@ -18,6 +18,7 @@ import {
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import type { DecisionsPort } from '../../../tray-service/storage/port.ts';
@@ -67,6 +68,7 @@ describe('moderation decision delivery', () => {
     };
     const delivery = startDecisionDelivery({
       queue,
+      ping: () => suite.storage.ping(),
       decisions: {
         get: (id) => decisions.get(id),
         markDelivered: async (...args) => {
@@ -388,5 +390,61 @@ describe('moderation decision delivery', () => {
         await queue.close();
       }
     });
+  });
+});
+
+// The webhook worker holds its jobs while the storage does not answer; the delivery of decisions
+// read its decision first and spent an attempt each time that failed: a database out for the
+// few minutes the attempts span left every decision queued then failed (or pending for good, when
+// the last failure could not be recorded either), though its endpoint was never asked.
+describe('moderation decision delivery while its database is down', function () {
+  this.timeout(120_000);
+  const postgres = useStoppablePostgres();
+
+  it('holds the delivery without spending an attempt, and delivers once the database answers', async () => {
+    const storage = await postgres.openStorage();
+    const server = await startStatusServer([200]);
+    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
+      redis: testStack().redisUrl,
+      prefix: useQueuePrefix(),
+    });
+    const delivery = startDecisionDelivery({
+      queue,
+      decisions: storage.decisions,
+      ping: () => storage.ping(),
+      url: server.url,
+      secret: 's'.repeat(32),
+      timeoutMs: 2_000,
+      logger,
+    });
+    try {
+      const step = createModerationStep({
+        rules: [rule],
+        decisions: storage.decisions,
+        enqueue: async () => undefined,
+        logger,
+      });
+      const event = eventDoc({ data: { post: { postId: 'p-down', text: 'spam' } } });
+      await step(event);
+      const [decision] = (await storage.decisions.list({ eventKey: event.key }, 10)).items;
+      await postgres.stop();
+      await createDecisionEnqueuer(queue, { attempts: 3, backoffMs: 100 })([decision!.id]);
+      // Three attempts at 100, 200 ms would all be spent well within this.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const held = await queue.getJob(decision!.id);
+      expect(held?.attemptsMade).to.equal(0);
+      expect(await held?.isFailed()).to.equal(false);
+      expect(server.requests).to.have.lengthOf(0);
+      await postgres.start();
+      const delivered = await eventually(async () => {
+        const doc = await storage.decisions.get(decision!.id).catch(() => undefined);
+        return doc?.delivery === 'delivered' ? doc : undefined;
+      });
+      expect(delivered.deliveryAttempts).to.equal(1);
+      expect(server.requests).to.have.lengthOf(1);
+    } finally {
+      await delivery.close();
+      await server.close();
+    }
   });
 });

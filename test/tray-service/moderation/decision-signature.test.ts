@@ -88,6 +88,7 @@ describe('signed moderation decisions (MODERATION_WEBHOOK_SECRET)', () => {
     const delivery = startDecisionDelivery({
       queue,
       decisions,
+      ping: () => suite.storage.ping(),
       url: receiver.url,
       secret: SECRET,
       timeoutMs: 2_000,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createStorageGate } from '../../../tray-service/worker/storage-gate.ts';
+import { createStorageGate } from '../../../tray-service/storage/storage-gate.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
