@@ -22,6 +22,7 @@ import type {
   EventsPort,
   RemovalOutcomesPort,
 } from '../storage/port.ts';
+import { STREAM_PAGE_BYTES } from '../storage/stream-events.ts';
 import { createEventDetail } from '../use-cases/event-detail.ts';
 import { createRemovalChanges } from '../use-cases/removal-changes.ts';
 import { createEventRecipients } from '../use-cases/event-recipients.ts';
@@ -188,7 +189,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   router.use(createModerationTestRouter(createBlockedWordsTest(deps.blockedWords ?? [])));
   router.use(
     createEventsRouter({
-      events: createEventsQuery(deps.events, deps.eventsPageBytes),
+      events: createEventsQuery(deps.events, deps.eventsPageBytes ?? STREAM_PAGE_BYTES),
       detail: createEventDetail({
         events: deps.events,
         decisions: deps.decisions,

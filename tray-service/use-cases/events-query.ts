@@ -1,7 +1,6 @@
 import type { PageKey } from '../domain/page-cursor.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsPage, EventsPort } from '../storage/port.ts';
-import { STREAM_PAGE_BYTES } from '../storage/stream-events.ts';
 import { ExportOverflowError } from './export-overflow-error.ts';
 
 export type { EventsFilter, EventsPage };
@@ -26,9 +25,11 @@ export interface EventsQuery {
   count(filter: EventsFilter, after?: PageKey, atMost?: number): Promise<number>;
 }
 
-export function createEventsQuery(events: EventsPort, pageBytes = STREAM_PAGE_BYTES): EventsQuery {
+/** `pageBytes`: the most payload bytes a page of `list` holds (one event at least); none: no bound. */
+export function createEventsQuery(events: EventsPort, pageBytes?: number): EventsQuery {
   return {
-    list: (filter, limit, after) => events.list(filter, limit, after, { maxBytes: pageBytes }),
+    list: (filter, limit, after) =>
+      events.list(filter, limit, after, pageBytes === undefined ? {} : { maxBytes: pageBytes }),
     get: (key) => events.get(key),
     export: (filter, atMost = Number.POSITIVE_INFINITY, after) =>
       atMostOrThrow(events.stream(filter, after), atMost),
