@@ -11,7 +11,7 @@ import { createBullQueue, type QueueConnection } from '../../shared/queue/create
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
-import { createStorageGate } from '../storage/storage-gate.ts';
+import { closeQueueAtGate, createStorageGate } from '../storage/storage-gate.ts';
 import { signDecision } from './sign-decision.ts';
 
 /** Decisions travel to MODERATION_WEBHOOK_URL through their own queue, so a slow or failing
@@ -231,18 +231,6 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
   };
   return {
     stopTaking: () => deps.queue.pause(true, true),
-    // As the tray worker's close: deliveries waiting for the storage are not waited for; they
-    // stay active and are taken again as stalled jobs, which costs no attempt.
-    close: async () => {
-      const waiting = !gate.isOpen;
-      gate.stop();
-      await Promise.race([
-        deps.queue.close(waiting),
-        // bull's own disconnect (untyped): its connections go, the parked jobs' locks lapse.
-        gate.parkedAfterStop.then(() =>
-          (deps.queue as unknown as { disconnect(): Promise<void> }).disconnect(),
-        ),
-      ]);
-    },
+    close: () => closeQueueAtGate(gate, deps.queue),
   };
 }

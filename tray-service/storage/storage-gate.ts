@@ -128,3 +128,23 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     },
   };
 }
+
+/**
+ * Closes a queue whose jobs wait at `gate` (a shutdown): waits for the jobs in flight, unless they
+ * wait for the storage. Those stay active and are taken again as stalled jobs, which costs no
+ * attempt (WEBHOOK_MAX_STALLED_COUNT stalls at most); so do jobs that meet an outage while it
+ * waits (the database stopped with the rest of a stack), which would otherwise hold the close
+ * until the shutdown's deadline.
+ */
+export async function closeQueueAtGate(
+  gate: StorageGate,
+  queue: { close(doNotWaitJobs?: boolean): Promise<void> },
+): Promise<void> {
+  const waiting = !gate.isOpen;
+  gate.stop();
+  await Promise.race([
+    queue.close(waiting),
+    // bull's own disconnect (untyped): its connections go, the parked jobs' locks lapse.
+    gate.parkedAfterStop.then(() => (queue as unknown as { disconnect(): Promise<void> }).disconnect()),
+  ]);
+}

@@ -18,7 +18,7 @@ import { isStorageConnectionLost, isStorageUnavailable } from '../storage/storag
 import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
-import { createStorageGate, type StorageGateOptions } from '../storage/storage-gate.ts';
+import { closeQueueAtGate, createStorageGate, type StorageGateOptions } from '../storage/storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 import { logQueueErrors } from './log-queue-errors.ts';
 
@@ -308,19 +308,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       bans.redis.off('ready', onReconnected);
       watch.stop();
       republisher.close();
-      const waiting = !gate.isOpen;
-      gate.stop();
-      // Waits for in-flight jobs, unless they wait for the storage: then they stay active and are
-      // picked up again as stalled jobs, which costs no attempt (WEBHOOK_MAX_STALLED_COUNT stalls
-      // at most). So do jobs that meet an outage while it waits (the database stopped with the
-      // rest of a stack): they would hold the close until the shutdown's deadline.
-      await Promise.race([
-        deps.queue.close(waiting),
-        // bull's own disconnect (untyped): its connections go, the parked jobs' locks lapse.
-        gate.parkedAfterStop.then(() =>
-          (deps.queue as unknown as { disconnect(): Promise<void> }).disconnect(),
-        ),
-      ]);
+      await closeQueueAtGate(gate, deps.queue);
       deps.queue.off('failed', onFailed);
       deps.queue.off('stalled', onStalled);
       stopLoggingQueueErrors();
