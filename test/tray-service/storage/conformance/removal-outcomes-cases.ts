@@ -129,6 +129,33 @@ outcomesCase(
 );
 
 outcomesCase(
+  'removal outcomes: two runs of one removal event at once (a stalled job taken over, a replay) count what it changed once',
+  async ({ id, tray, applyAs, outcome, all, comment, commentRecord }) => {
+    const post = { postId: id('p-1'), owner: id('u-ana') };
+    await tray.personal(
+      (
+        [
+          ['u-ben', 1],
+          ['u-cy', 2],
+          ['u-dee', 3],
+        ] as const
+      ).map(([actor, minute]) => aComment(id(actor), post, { id: id(`cm-${actor}`), at: at(minute) })),
+    );
+    await Promise.all([
+      applyAs('e-dee', comment('cm-u-dee'), NOW + 1),
+      applyAs('e-dee', comment('cm-u-dee'), NOW + 1),
+    ]);
+    expect(countsOf(await commentRecord(NOW + 1, 'the record went'))).to.deep.equal({
+      actorsCount: 2,
+      actorIds: [id('u-cy'), id('u-ben')],
+      lastActionId: id('cm-u-cy'),
+    });
+    expect(await outcome('e-dee')).to.deep.equal(counted({ voided: 1, shrunk: 1, listed: 1 }));
+    expect(await all('e-dee')).to.have.length(1);
+  },
+);
+
+outcomesCase(
   'removal outcomes: a removal arriving before its action records that it changed nothing, and the action arriving later leaves it so',
   async ({ context, id, tray, applyAs, outcome, all, comment }) => {
     await applyAs('e-early', comment('cm-late'), NOW);

@@ -115,7 +115,7 @@ export async function applyRemovals(
   const expiresAt = new Date(now + options.retentionDays * DAY_MS);
   const noted = workOf(voided, expiresAt);
   if (noted.length > 0) await insertCoalesced<RemovalWorkDoc>(db, TRAY_REMOVAL_WORK, noted);
-  await takeOutVoided(db, voided);
+  const takenOut = await takeOutVoided(db, voided);
 
   // This removal's work, and any an earlier try (or a concurrent removal on these posts) left.
   const work = new Map(noted.map((doc) => [doc._id, doc]));
@@ -172,7 +172,7 @@ export async function applyRemovals(
       const last = 'key' in record ? undefined : recordCounts(record);
       return first ? [removalChange({ userId: first.userId, key }, recordCounts(first), last)] : [];
     });
-    await recordRemovalOutcome(db, options.eventKey, { voided: voided.length, changes }, expiresAt);
+    await recordRemovalOutcome(db, options.eventKey, { voided: takenOut, changes }, expiresAt);
   }
   await deleteByIds(db, TRAY_REMOVAL_WORK, [...work.keys()]);
   return removed;
