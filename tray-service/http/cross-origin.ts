@@ -11,7 +11,8 @@ const PREFLIGHT_MAX_AGE_S = 600;
  * the answer from the page, and a preflight meets the route's own 405). What a page may send is
  * what the client package sends: the token (Authorization), a JSON body, a stream's resume id and
  * the language; what it may read beyond the safelisted headers is what the service tells it:
- * Retry-After (the client's retries of 429 and 503 honour it), the rate limit's X-RateLimit-Limit
+ * Retry-After (the client's retries of 429 and 503 honour it) with the Date it is measured from
+ * when it names a date, the rate limit's X-RateLimit-Limit
  * and X-RateLimit-Remaining, and the block list's Deprecation and Sunset. No credentials: the token is a header, never a cookie.
  */
 export function crossOrigin(origins: CorsOrigins): RequestHandler {
@@ -22,7 +23,14 @@ export function crossOrigin(origins: CorsOrigins): RequestHandler {
     origin: origins === '*' ? '*' : true,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept-Language'],
-    exposedHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Deprecation', 'Sunset'],
+    exposedHeaders: [
+      'Retry-After',
+      'Date',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'Deprecation',
+      'Sunset',
+    ],
     maxAge: PREFLIGHT_MAX_AGE_S,
   });
   return (req, res, next) => {

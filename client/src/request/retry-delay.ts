@@ -29,6 +29,16 @@ export function retryDelay(
   return Math.min(maxMs, Math.round(plain + plain * JITTER * random()));
 }
 
+/**
+ * The time of a response by the server's clock: its `Date` header, else `now`. A `Retry-After` date
+ * is measured against it: the server wrote both by one clock, and a client whose own clock is an
+ * hour off would otherwise wait an hour, or not at all.
+ */
+export function responseClock(headers: Headers, now: number): number {
+  const date = headers.get('Date');
+  return (date === null ? undefined : httpDate(date.trim())) ?? now;
+}
+
 /** `Retry-After` in milliseconds from `now`, or undefined when absent or not understood. */
 export function retryAfterMs(header: string | null, now: number): number | undefined {
   if (header === null) return undefined;

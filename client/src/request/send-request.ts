@@ -2,7 +2,7 @@ import type { GetToken } from '../get-token.ts';
 import { unauthorizedCodes } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from './read-tray-api-error.ts';
-import { retryDelay } from './retry-delay.ts';
+import { responseClock, retryDelay } from './retry-delay.ts';
 import { untilAborted } from './until-aborted.ts';
 import { wait } from './wait.ts';
 
@@ -74,7 +74,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       attempt.done();
     }
     if (result.ok) return result.value;
-    const { error, retryAfter } = result;
+    const { error, retryAfter, clock } = result;
     // A banned user's tokens are all refused: asking for another would only be refused again.
     if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;
@@ -88,7 +88,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       const delay = retryDelay(
         retried,
         retryAfter,
-        Date.now(),
+        clock,
         Math.random,
         Math.min(connection.maxRetryWaitMs, timeLeft()),
       );
@@ -106,7 +106,15 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
   }
 }
 
-type Sent<T> = { ok: true; value: T } | { ok: false; error: TrayApiError; retryAfter: string | null };
+type Sent<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      error: TrayApiError;
+      retryAfter: string | null;
+      /** The refusal's time by the server's clock (responseClock), which a Retry-After date is read against. */
+      clock: number;
+    };
 
 /** One sending of a call, its answer read in full (what the attempt's timeout covers). */
 async function sendOnce<T>(
@@ -135,7 +143,12 @@ async function sendOnce<T>(
   // readTrayApiError takes for a body it could not use: the call rejects with the signal's
   // reason, as every abort does.
   signal.throwIfAborted();
-  return { ok: false, error, retryAfter: response.headers.get('Retry-After') };
+  return {
+    ok: false,
+    error,
+    retryAfter: response.headers.get('Retry-After'),
+    clock: responseClock(response.headers, Date.now()),
+  };
 }
 
 /**

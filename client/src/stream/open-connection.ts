@@ -1,7 +1,7 @@
 import { unauthorizedCodes, type StreamTicketBody } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from '../request/read-tray-api-error.ts';
-import { retryAfterMs } from '../request/retry-delay.ts';
+import { responseClock, retryAfterMs } from '../request/retry-delay.ts';
 
 export interface ConnectionRequest {
   /** The service's base URL without a trailing slash. */
@@ -104,7 +104,10 @@ async function failed(response: Response, presented: 'token' | 'ticket'): Promis
   return {
     kind: 'unavailable',
     error,
-    retryAfterMs: retryAfterMs(response.headers.get('retry-after'), Date.now()),
+    retryAfterMs: retryAfterMs(
+      response.headers.get('retry-after'),
+      responseClock(response.headers, Date.now()),
+    ),
   };
 }
 

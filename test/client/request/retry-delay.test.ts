@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { retryAfterMs, retryDelay } from '../../../client/src/request/retry-delay.ts';
+import { responseClock, retryAfterMs, retryDelay } from '../../../client/src/request/retry-delay.ts';
 
 const NOW = Date.UTC(2026, 10, 28, 9, 0, 0);
 
@@ -60,6 +60,16 @@ describe('retryDelay', () => {
       ]);
       expect(retryDelay(1, 'soon', NOW, () => 0)).to.equal(500);
       expect(retryDelay(1, '-3', NOW, () => 0)).to.equal(500);
+    });
+  });
+
+  describe("a response's clock", () => {
+    it('is its Date header when it has one an HTTP date, else the client’s own', () => {
+      const dated = (date?: string) => new Headers(date === undefined ? {} : { Date: date });
+      expect(responseClock(dated('Sat, 28 Nov 2026 10:00:00 GMT'), NOW)).to.equal(NOW + 3_600_000);
+      expect(responseClock(dated(), NOW)).to.equal(NOW);
+      expect(responseClock(dated('yesterday'), NOW)).to.equal(NOW);
+      expect(responseClock(dated('Sat, 28 Nov 2026 10:00:00 +0100'), NOW)).to.equal(NOW);
     });
   });
 });

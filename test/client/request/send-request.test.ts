@@ -281,6 +281,47 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  describe("refused with a Retry-After date by a server whose clock is not the client's", () => {
+    const servers = useScriptedServers();
+    /** Refuses the first call with 503 and a Retry-After date 2 s after its own Date, then answers. */
+    const offBy = (offsetMs: number) => {
+      let calls = 0;
+      return servers.serve((_req, res) => {
+        calls += 1;
+        if (calls === 1) {
+          const serverNow = Math.floor((Date.now() + offsetMs) / 1_000) * 1_000;
+          res.writeHead(503, {
+            'Content-Type': 'application/json',
+            Date: new Date(serverNow).toUTCString(),
+            'Retry-After': new Date(serverNow + 2_000).toUTCString(),
+          });
+          res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: { totalUnreadCount: 3 } }));
+      });
+    };
+
+    for (const [name, offsetMs] of [
+      ['an hour ahead', 3_600_000],
+      ['an hour behind', -3_600_000],
+    ] as const) {
+      it(`${name}: waits the 2 s the date names by the server's Date, then sends the call again`, async () => {
+        const { fetch, sent } = recordingFetch();
+        const client = createTrayClient({ baseUrl: await offBy(offsetMs), getToken: () => 'a-token', fetch });
+        expect(await client.counts()).to.deep.equal({ totalUnreadCount: 3 });
+        expect(sent.map((one) => one.status)).to.deep.equal([503, 200]);
+        const [refused, answered] = sent;
+        // Not the 250 ms backoff (the date taken as past), nor a refusal at once (an hour's wait).
+        expect(answered!.sentAt - refused!.answeredAt).to.be.within(
+          2_000 - TIMER_GRAIN_MS,
+          2_400 + AT_ONCE_MS,
+        );
+      });
+    }
+  });
+
   describe('a call on every record of the user, refused with 503, from a scripted server', () => {
     const servers = useScriptedServers();
     /** Refuses the first `refusals` calls with 503 and `retryAfter`, then answers each as the service does. */

@@ -469,6 +469,37 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe("when the service's clock is not the client's", () => {
+    for (const [name, offsetMs] of [
+      ['an hour ahead', 3_600_000],
+      ['an hour behind', -3_600_000],
+    ] as const) {
+      it(`${name}: measures a Retry-After date against the response's Date, waiting the second it names`, async () => {
+        const script = scriptedStream(
+          () => expect.fail('no ticket was sold'),
+          (res) => {
+            // Whole seconds, as servers write them: the date named is one second after the Date sent.
+            const serverNow = Math.floor((Date.now() + offsetMs) / 1_000) * 1_000;
+            res.writeHead(503, {
+              'Content-Type': 'application/json',
+              Date: new Date(serverNow).toUTCString(),
+              'Retry-After': new Date(serverNow + 1_000).toUTCString(),
+            });
+            res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+          },
+        );
+        const told: number[] = [];
+        await open(script, {
+          reconnect: { initialMs: 200, maxMs: 5_000 },
+          onError: (_error, retryInMs) => told.push(retryInMs),
+        });
+        await waitFor(() => told.length >= 1, 5_000, 'a refusal told');
+        // One second, up to a fifth longer: not the backoff's 200 ms, nor the 5 s cap on an hour.
+        expect(told[0]).to.be.within(1_000, 1_200);
+      });
+    }
+  });
+
   describe('when getToken fails after a wait (its own endpoint is down in the same outage)', () => {
     it('waits it out with the backoff, telling onError, and opens once getToken answers; a failure of the first token ends it', async () => {
       let streams = 0;

@@ -56,7 +56,7 @@ describe('the tray API called from web pages of other origins (TRAY_CORS_ORIGINS
       const res = await get(app, PAGE, path);
       expect(res.headers['access-control-allow-origin'], path).to.equal(PAGE);
       expect(res.headers['access-control-expose-headers'], path).to.equal(
-        'Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,Deprecation,Sunset',
+        'Retry-After,Date,X-RateLimit-Limit,X-RateLimit-Remaining,Deprecation,Sunset',
       );
       expect(res.headers.vary, path).to.match(/Origin/);
     }
