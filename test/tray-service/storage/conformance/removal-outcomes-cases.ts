@@ -80,19 +80,24 @@ const countsOf = (record: TrayRecord) => ({
   lastActionId: record.lastActionId,
 });
 
+/** u-ben's, u-cy's and u-dee's comments on u-ana's post p-1, at minutes 1, 2 and 3. */
+async function threeComments({ id, tray }: Pick<OutcomesCase, 'id' | 'tray'>): Promise<void> {
+  const post = { postId: id('p-1'), owner: id('u-ana') };
+  await tray.personal(
+    (
+      [
+        ['u-ben', 1],
+        ['u-cy', 2],
+        ['u-dee', 3],
+      ] as const
+    ).map(([actor, minute]) => aComment(id(actor), post, { id: id(`cm-${actor}`), at: at(minute) })),
+  );
+}
+
 outcomesCase(
   'removal outcomes: a record that shrank and one removed, each with its counts before and after; a redelivery adds nothing',
   async ({ id, tray, applyAs, outcome, all, comment, commentRecord }) => {
-    const post = { postId: id('p-1'), owner: id('u-ana') };
-    await tray.personal(
-      (
-        [
-          ['u-ben', 1],
-          ['u-cy', 2],
-          ['u-dee', 3],
-        ] as const
-      ).map(([actor, minute]) => aComment(id(actor), post, { id: id(`cm-${actor}`), at: at(minute) })),
-    );
+    await threeComments({ id, tray });
     const before = await commentRecord(NOW, 'no comment record');
     await applyAs('e-dee', comment('cm-u-dee'), NOW + 1);
     const after = await commentRecord(NOW + 1, 'the record went');
@@ -131,16 +136,7 @@ outcomesCase(
 outcomesCase(
   'removal outcomes: two runs of one removal event at once (a stalled job taken over, a replay) count what it changed once',
   async ({ id, tray, applyAs, outcome, all, comment, commentRecord }) => {
-    const post = { postId: id('p-1'), owner: id('u-ana') };
-    await tray.personal(
-      (
-        [
-          ['u-ben', 1],
-          ['u-cy', 2],
-          ['u-dee', 3],
-        ] as const
-      ).map(([actor, minute]) => aComment(id(actor), post, { id: id(`cm-${actor}`), at: at(minute) })),
-    );
+    await threeComments({ id, tray });
     await Promise.all([
       applyAs('e-dee', comment('cm-u-dee'), NOW + 1),
       applyAs('e-dee', comment('cm-u-dee'), NOW + 1),
