@@ -656,6 +656,21 @@ describe('referenceTray', () => {
       ]);
     });
 
+    it('starts a record past its retention afresh on new activity, its changedAt still after the old one', () => {
+      const later = T + 90 * DAY_MS + 120_000;
+      const model = referenceTray(
+        [
+          personal([comment('u-ben', 0), comment('u-cid', 1)]),
+          personal([comment('u-dee', 2 + 90 * 24 * 60)], later),
+        ],
+        RETENTION,
+      );
+      const [record] = liveRecords(model, 'u-ana', later);
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-dee']);
+      expect(record).to.include({ actorsCount: 1, lastUpdate: later, hasRead: false });
+      expect(record?.changedAt).to.be.above(NOW);
+    });
+
     it('counts unread records changed after the last-read time, read marks and delete-all scoped to their user', () => {
       const later = referenceTray(
         [

@@ -539,7 +539,10 @@ export class ReferenceTray {
     if (this.voided(activity) || this.heldBack(recipientId, activity)) return;
     const key = encodeRecordKey({ verb: activity.verb, targetId: activity.targetId, userId: recipientId });
     const tray = this.tray(recipientId);
-    const current = tray.get(key);
+    const stored = tray.get(key);
+    // A record past its retention is gone, purged or not: new activity starts a record afresh,
+    // counting from itself (docs/tray-rules.md: re-created after expiry).
+    const current = stored && this.live(stored, now) ? stored : undefined;
     const countFrom = current ? Math.min(current.countFrom, activity.at) : activity.at;
     // Fields of the latest action come from the newest one: late delivery never moves them back.
     // lastUpdate is the newest delivered action's time, never below where a removal left it: an
@@ -562,7 +565,8 @@ export class ReferenceTray {
       ...seen,
       hasRead: false,
       unreadAt: now,
-      changedAt: this.stampOnce(recipientId, key, current, now),
+      // Stamped after the stored record's, expired or not: a stream's catch-up never goes back.
+      changedAt: this.stampOnce(recipientId, key, stored, now),
       ...reopened(),
       updateFloor: current?.updateFloor ?? 0,
     });

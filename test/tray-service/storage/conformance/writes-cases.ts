@@ -3,11 +3,12 @@ import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
-import { aComment, aCommentReaction, aMention, aReply } from '../../../support/activity-builder.ts';
+import { aComment, aCommentReaction, aMention, aPost, aReply } from '../../../support/activity-builder.ts';
 import { RETENTION_DAYS } from './apply-operation.ts';
-import { actorIdsOf, at, keysOf, NOW } from './case-fixtures.ts';
+import { actorIdsOf, at, keysOf, MINUTE, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { inboxOf } from './inbox-operation.ts';
+import { modelledStorage } from './modelled-storage.ts';
 import { toldRecords } from './told-records.ts';
 
 /**
@@ -213,6 +214,34 @@ conformanceCase('writes: a record re-created after delete-all counts its actors 
   expect(actorIdsOf(record)).to.deep.equal([id('u-dee')]);
   expect(record).to.include({ actorsCount: 1, unreadAt: NOW + 1 });
 });
+
+conformanceCase(
+  'writes: new activity on a record past its retention, not yet purged, counts its actors afresh',
+  async (context) => {
+    const { id } = context;
+    const tray = modelledStorage(context);
+    const post = { postId: id('p-1'), owner: id('u-ana') };
+    await tray.membership('u-ana', true, 0);
+    await tray.personal([
+      aComment(id('u-ben'), post, { id: id('cm-1'), at: at(1) }),
+      aComment(id('u-cid'), post, { id: id('cm-2'), at: at(2) }),
+    ]);
+    await tray.posts([aPost(id('u-ben'), { id: id('p-8'), at: at(1), communityId: tray.communityId })]);
+    // Both records expired a minute ago; nothing has purged them.
+    const later = at(2) + RETENTION_DAYS * DAY_MS + MINUTE;
+    await tray.personal([aComment(id('u-dee'), post, { id: id('cm-3'), at: later })], later);
+    await tray.posts(
+      [aPost(id('u-dee'), { id: id('p-9'), at: later, communityId: tray.communityId })],
+      later,
+    );
+    for (const verb of ['comment', 'post'] as const) {
+      const record = await tray.record('u-ana', verb, later);
+      expect(actorIdsOf(record), verb).to.deep.equal([id('u-dee')]);
+      expect(record, verb).to.include({ actorsCount: 1, lastUpdate: later });
+    }
+    await tray.expectModel('u-ana', later);
+  },
+);
 
 conformanceCase(
   'writes: onWritten is told the records written, as readers then see them, inbox state included',

@@ -142,7 +142,11 @@ export async function writeDeliveries(
   let at = now();
   let rounds = 0;
   const compute = (key: string, current: TrayRecordDoc | undefined) => {
-    let next = current;
+    // A record past its retention is gone, purged or not (the purge runs hourly on FerretDB, and
+    // MongoDB's TTL monitor lags): new activity starts it afresh, counting from itself, as on
+    // PostgreSQL. The stored document still sets the version the write claims.
+    const live = current && current.expiresAt.getTime() > at ? current : undefined;
+    let next = live;
     for (const { activity, recipientId } of byKey.get(key) ?? []) {
       const group = recordGroup(activity.verb, activity.targetId);
       const groupActors = actors.get(group);
@@ -165,7 +169,7 @@ export async function writeDeliveries(
       });
       if (applied !== 'unchanged') next = applied;
     }
-    if (next === current || next === undefined) return 'unchanged';
+    if (next === live || next === undefined) return 'unchanged';
     // An expired record is never shown (docs/tray-engine.md#retention): a delivery that leaves one
     // so (an older action replayed long after) writes nothing, and no stream is told of it.
     if (next.expiresAt.getTime() <= at) return 'unchanged';
