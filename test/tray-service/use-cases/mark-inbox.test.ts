@@ -9,6 +9,9 @@ import { TRAY_RECORDS } from '../../../tray-service/storage/mongodb/collection-n
 import type { TrayRecordDoc } from '../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { markAll } from '../../../tray-service/use-cases/mark-all.ts';
 import { markInbox } from '../../../tray-service/use-cases/mark-inbox.ts';
+import { markLastRead } from '../../../tray-service/use-cases/last-read.ts';
+import { StorageBusyError } from '../../../tray-service/storage/storage-busy-error.ts';
+import { isStorageUnavailable } from '../../../tray-service/storage/storage-unavailable.ts';
 import { claimFor } from '../storage/mongodb/support/claim-for.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
@@ -70,7 +73,7 @@ describe('markInbox (POST v3/records/*, every transport)', () => {
 // MongoDB writes the records of a mark one compare-and-set at a time: a record held by a writer that
 // died (its claim of the next version, taken over only after 60 s) stops the mark after the
 // others were written. Those are announced before the call fails, as markAll's are.
-describe('markInbox and markAll on MongoDB, failing part-way', function () {
+describe('markInbox, markAll and markLastRead on MongoDB, failing part-way', function () {
   this.timeout(60_000);
   const suite = useTrayStorage('mongodb');
   let client: MongoClient | undefined;
@@ -114,6 +117,18 @@ describe('markInbox and markAll on MongoDB, failing part-way', function () {
     const announcedIds = readChanges.flat().map((record) => record.targetId);
     expect(stored.length, 'records marked read').to.equal(1_001);
     expect(announcedIds.sort()).to.deep.equal(stored.map((record) => record.targetId).sort());
+  });
+
+  // v2/last-read's seen mark announces nothing, so a part-way failure is its cause: a busy
+  // storage answers 503 (with Retry-After) where a PartialWriteError was a 500 no client retries.
+  it('markLastRead fails with the write’s own error, which the API answers as storage unavailable', async () => {
+    await seedOneHeld('u-part-last-read');
+    const failed = await markLastRead(suite.storage, undefined, 'u-part-last-read', NOW).then(
+      () => expect.fail('the seen mark went through a held record'),
+      (error: unknown) => error,
+    );
+    expect(failed).to.be.instanceOf(StorageBusyError);
+    expect(isStorageUnavailable(failed)).to.equal(true);
   });
 
   it('announces the records it changed, then fails as the write did', async () => {

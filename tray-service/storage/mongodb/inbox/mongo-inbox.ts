@@ -1,11 +1,12 @@
 import type { Db, Filter } from 'mongodb';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
-import type { InboxPort, MarkedRecords } from '../../port.ts';
+import { PartialWriteError, type InboxPort } from '../../port.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import type { ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
+import { markInBatches } from '../records/mark-in-batches.ts';
 import { writeMarked } from '../records/write-marked.ts';
 import { recordBox, viewBox } from '../records/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
@@ -27,20 +28,15 @@ export function createMongoInbox(db: Db): InboxPort {
   const pages = createSortedPages(db);
 
   /**
-   * The caller's unexpired records among `ids` (others' and unknown keys are left out), or the
-   * inbox's: with `only`, those it names (those read, for archive's readOnly; those not seen yet,
-   * for seen: a record seen already would be read only to change nothing, on every call).
+   * The caller's unexpired records among `ids` (others' and unknown keys are left out). With `all`,
+   * the inbox's are found by a cursor instead, marked a batch at a time (markInBatches).
    */
-  const named = async (userId: string, ids: MarkedRecords, now: number, only: Filter<TrayRecordDoc>) => {
-    const found =
-      ids === 'all'
-        ? await records.find({ userId, box: 'inbox', ...only }).toArray()
-        : [...(await readByIds(db, [...new Set(ids)])).values()].filter(
-            // A key names its own user: a record read under it is the caller's only if it says so.
-            (record) => record.userId === userId && ids.includes(encodeRecordKey(record)),
-          );
-    return found.filter((record) => record.expiresAt.getTime() > now);
-  };
+  const named = async (userId: string, ids: readonly string[], now: number) =>
+    [...(await readByIds(db, [...new Set(ids)])).values()].filter(
+      // A key names its own user: a record read under it is the caller's only if it says so.
+      (record) =>
+        record.userId === userId && ids.includes(encodeRecordKey(record)) && record.expiresAt.getTime() > now,
+    );
 
   /** Writes `compute` over `found` at `now`; returns the records this call changed. */
   const write = (
@@ -86,40 +82,51 @@ export function createMongoInbox(db: Db): InboxPort {
     },
 
     async mark(userId, mark, now) {
+      const compute: ComputeRecord = (_key, current) => {
+        const record = live(current, userId, now);
+        // `all` is the records in the inbox (docs/tray-api.md): one read again after a concurrent
+        // archive or snooze is no longer among them, and marking it would undo that mark.
+        if (!record || (mark.ids === 'all' && recordBox(record) !== 'inbox')) return 'unchanged';
+        return withInboxChange(record, inboxChange(mark, record, now));
+      };
+      if (mark.ids !== 'all') return write(await named(userId, mark.ids, now), compute, now);
+      // With `only`, those the mark changes: those read, for archive's readOnly; those not seen
+      // yet, for seen (a record seen already would be read only to change nothing, on every call).
       const only: Filter<TrayRecordDoc> =
         mark.kind === 'seen'
           ? { isSeen: false }
           : mark.kind === 'archive' && mark.readOnly === true
             ? { hasRead: true }
             : {};
-      const found = await named(userId, mark.ids, now, only);
-      return write(
-        found,
-        (_key, current) => {
-          const record = live(current, userId, now);
-          // `all` is the records in the inbox (docs/tray-api.md): one read again after a concurrent
-          // archive or snooze is no longer among them, and marking it would undo that mark.
-          if (!record || (mark.ids === 'all' && recordBox(record) !== 'inbox')) return 'unchanged';
-          return withInboxChange(record, inboxChange(mark, record, now));
-        },
-        now,
+      return markInBatches(
+        records.find({ userId, box: 'inbox', expiresAt: { $gt: new Date(now) }, ...only }),
+        (found) => write(found, compute, now),
       );
     },
 
     async seeThrough(userId, now) {
-      const unseen = await records.find({ userId, isSeen: false, hasRead: false }).toArray();
-      const due = unseen.filter((record) => record.unreadAt <= now && record.expiresAt.getTime() > now);
-      const changed = await write(
-        due,
-        (_key, current) => {
-          const record = live(current, userId, now);
-          return record ? withInboxChange(record, seenByLastRead(record, now)) : 'unchanged';
-        },
-        now,
-        // Like the last-read time itself: nothing for live streams (the port's seeThrough).
-        false,
-      );
-      return changed.length;
+      const seen = (_key: string, current: TrayRecordDoc | undefined) => {
+        const record = live(current, userId, now);
+        return record ? withInboxChange(record, seenByLastRead(record, now)) : 'unchanged';
+      };
+      try {
+        const changed = await markInBatches(
+          records.find({
+            userId,
+            isSeen: false,
+            hasRead: false,
+            unreadAt: { $lte: now },
+            expiresAt: { $gt: new Date(now) },
+          }),
+          // Like the last-read time itself: nothing for live streams (the port's seeThrough).
+          (found) => write(found, seen, now, false),
+        );
+        return changed.length;
+      } catch (error) {
+        // Nothing of it is announced, so a failure part-way is its cause: a busy or lost storage
+        // is then answered as unavailable, for the client to retry.
+        throw error instanceof PartialWriteError ? error.cause : error;
+      }
     },
 
     wakeDue: (now, limit) => wakeDue(db, now, limit),

@@ -1,17 +1,12 @@
 import type { Db, Filter } from 'mongodb';
 import { recordKey } from '../../../domain/activity.ts';
 import type { TrayVerb } from '../../../domain/tray-verb.ts';
-import {
-  PartialWriteError,
-  type LatestTimesPort,
-  type MarkedRecord,
-  type TrayRecordsPort,
-} from '../../port.ts';
+import { type LatestTimesPort, type MarkedRecord, type TrayRecordsPort } from '../../port.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
-import { inBatches } from '../compare-and-set/in-batches.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from '../inbox/inbox-change.ts';
+import { markInBatches } from './mark-in-batches.ts';
 import { writeMarked } from './write-marked.ts';
 import { createSortedPages } from './sorted-pages.ts';
 import { toInboxRecord, toTrayRecord } from './to-tray-record.ts';
@@ -101,29 +96,12 @@ export function createMongoRecords(
         return { found: false, changed: [] };
       return { found: true, changed: await markFound([found], now) };
     },
-    async markAllRead(userId, now) {
-      // A batch at a time, expired records left out by the query: a user with a large unread
-      // backlog is not read into memory whole.
-      const changed: MarkedRecord[] = [];
-      try {
-        await inBatches(
-          records.find({ userId, hasRead: false, expiresAt: { $gt: new Date(now) } }),
-          async (found) => {
-            changed.push(...(await markFound(found, now)));
-          },
-        );
-      } catch (error) {
-        // The batches before the failed one are read for good: reported with what the failed one
-        // changed, so the caller still announces every record this call marked.
-        const partly = error instanceof PartialWriteError ? (error.changed as MarkedRecord[]) : [];
-        if (changed.length + partly.length === 0) throw error;
-        throw new PartialWriteError(
-          [...changed, ...partly],
-          error instanceof PartialWriteError ? error.cause : error,
-        );
-      }
-      return changed;
-    },
+    // A batch at a time, expired records left out by the query: a user with a large unread backlog
+    // is not read into memory whole.
+    markAllRead: (userId, now) =>
+      markInBatches(records.find({ userId, hasRead: false, expiresAt: { $gt: new Date(now) } }), (found) =>
+        markFound(found, now),
+      ),
     // A record re-created under the same _id starts at a first version of its own (firstVersion),
     // so the claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,

@@ -78,13 +78,13 @@ export const trayRecordsCollection: CollectionSpec = {
       name: 'box_unseen_since',
       key: { userId: 1, isSeen: 1, box: 1, unreadAt: 1, expiresAt: 1 },
       serves:
-        'unseen count: countDocuments({userId, isSeen: false, box: "inbox", unreadAt > lastRead, expiresAt > now}) from the index alone; last-read’s seen mark: find({userId, isSeen: false, hasRead: false})',
+        'unseen count: countDocuments({userId, isSeen: false, box: "inbox", unreadAt > lastRead, expiresAt > now}) from the index alone; last-read’s seen mark: find({userId, isSeen: false, hasRead: false, unreadAt <= now, expiresAt > now})',
     },
     {
       name: 'box_user',
       key: { userId: 1, box: 1, expiresAt: 1, verb: 1 },
       serves:
-        'page counts: countDocuments({userId, box: "inbox", expiresAt > now, verb not in excluded}) from the index alone; marks of all: find({userId, box: "inbox"}); delete-all and a deleted user: deleteMany({userId})',
+        'page counts: countDocuments({userId, box: "inbox", expiresAt > now, verb not in excluded}) from the index alone; marks of all: find({userId, box: "inbox", expiresAt > now}); delete-all and a deleted user: deleteMany({userId})',
     },
     {
       name: 'snooze_due',

@@ -39,9 +39,10 @@ describe('MongoDB inbox: marks of all meeting a concurrent mark', function () {
   });
 
   /**
-   * The inbox on a Db whose read of the inbox's records (a find, then toArray) runs `between` once
-   * it has the records and before it hands them back: the mark then writes from records one of
-   * which `between` changed, as when another request commits at that moment.
+   * The inbox on a Db whose read of the inbox's records (a find, then toArray or an iteration) runs
+   * `between` once it has the records and before it hands them back (the array, or the iteration's
+   * end): the mark then writes from records one of which `between` changed, as when another request
+   * commits at that moment.
    */
   function inboxRacing(between: () => Promise<unknown>): InboxPort {
     const db = client.db(dbName);
@@ -49,6 +50,21 @@ describe('MongoDB inbox: marks of all meeting a concurrent mark', function () {
     const racingCursor = (cursor: FindCursor<Document>) =>
       new Proxy(cursor, {
         get(target, property, receiver) {
+          if (property === Symbol.asyncIterator)
+            return (): AsyncIterator<Document> => {
+              const inner = target[Symbol.asyncIterator]();
+              return {
+                async next() {
+                  const step = await inner.next();
+                  if (step.done && !ran) {
+                    ran = true;
+                    await between();
+                  }
+                  return step;
+                },
+                return: async () => inner.return?.() ?? { done: true, value: undefined },
+              };
+            };
           if (property !== 'toArray') return Reflect.get(target, property, receiver) as unknown;
           return async () => {
             const found = await target.toArray();
