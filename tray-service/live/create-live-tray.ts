@@ -36,8 +36,8 @@ export interface LiveTrayDeps {
   banSweepMs?: number;
   /** Tests shorten it (StreamHubDeps.subscriberPingTimeoutMs). */
   subscriberPingTimeoutMs?: number;
-  /** Tests shorten it (StreamHubDeps.resyncCatchUpMs). */
-  resyncCatchUpMs?: number;
+  /** Tests shorten it (StreamHubDeps.catchUpMs). */
+  catchUpMs?: number;
   /** Tests shorten it; 30 s otherwise. */
   ticketTtlSeconds?: number;
 }
@@ -82,7 +82,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     ...(deps.subscriberPingTimeoutMs === undefined
       ? {}
       : { subscriberPingTimeoutMs: deps.subscriberPingTimeoutMs }),
-    ...(deps.resyncCatchUpMs === undefined ? {} : { resyncCatchUpMs: deps.resyncCatchUpMs }),
+    ...(deps.catchUpMs === undefined ? {} : { catchUpMs: deps.catchUpMs }),
   });
   return {
     hub,

@@ -63,10 +63,10 @@ export interface StreamHubDeps {
    */
   subscriberPingTimeoutMs?: number;
   /**
-   * How long a user's catch-up after the subscription comes back may hold its place in the pool
-   * (default RESYNC_CATCH_UP_MS); past it, the user's streams end and resume.
+   * How long one catch-up may run (default CATCH_UP_MS): it holds its user's turn, and after the
+   * subscription comes back a place in the pool; past it, its streams end and resume.
    */
-  resyncCatchUpMs?: number;
+  catchUpMs?: number;
 }
 
 export interface StreamHub {
@@ -95,12 +95,14 @@ const SUBSCRIBER_PING_TIMEOUT_MS = 10_000;
 /** Users caught up at once after the subscription comes back. */
 const RESYNC_PARALLEL = 8;
 /**
- * How long one of them may hold its place. A client that reads a page now and then (never idle
- * for the 10 s that end a stalled stream) or a read that hangs would otherwise hold it for as long
- * as it lasts, and RESYNC_PARALLEL of them every user's live changes. Past it the streams end and
- * resume from what they got: their own openings catch up the rest, outside the pool.
+ * How long one catch-up may run. A user's changes reach their streams one task at a time (run), a
+ * catch-up among them, and a client that reads a page now and then (never idle for the 10 s that
+ * end a stalled stream) or a read that hangs would otherwise hold back every live change of the
+ * user's other streams for as long as it lasts, and after an outage RESYNC_PARALLEL of them every
+ * user's. Past it the streams end and resume from what they got (each page moved their ids): the
+ * reconnect catches up the rest.
  */
-const RESYNC_CATCH_UP_MS = 30_000;
+const CATCH_UP_MS = 30_000;
 /** The reconnect hint of a stream ended by a failed opening or catch-up (spread up to twice as long). */
 const CATCH_UP_RETRY_MS = 2_000;
 /** Users counted by one statement at most. */
@@ -244,6 +246,22 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
   }
 
+  const catchUpMs = deps.catchUpMs ?? CATCH_UP_MS;
+  /**
+   * readMissed for catchUpMs at most; then its streams end to resume, and it goes on to nothing
+   * (each page waits for streams that are closed by then). Never rejects.
+   */
+  async function catchUp(
+    userId: string,
+    sessions: readonly StreamSession[],
+    resyncFrom = Infinity,
+  ): Promise<void> {
+    // readMissed ends its streams on its own failures and never rejects: only the bound throws here.
+    await withTimeout(readMissed(userId, sessions, resyncFrom), catchUpMs, 'catch-up').catch(
+      (error: unknown) => endToResume(sessions, 'catch-up', error),
+    );
+  }
+
   /**
    * Sends `sessions` what they missed since their cursors, from the database: a page at a time,
    * each taken by the client before the next is read, so a backlog of any size arrives and every
@@ -251,10 +269,10 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
    * a resync's, changes from then on may not have been announced (a failed publish); so may those
    * of a resync a stream was away for (one published after its last change, LostChanges).
    */
-  async function catchUp(
+  async function readMissed(
     userId: string,
     sessions: readonly StreamSession[],
-    resyncFrom = Infinity,
+    resyncFrom: number,
   ): Promise<void> {
     if (sessions.length === 0) return;
     // What each stream had delivered when its catch-up began: its own writes below do not count.
@@ -568,7 +586,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
             queueCount(userId);
             const sessions = (owed.get(userId) ?? []).filter((session) => !session.closed);
             try {
-              await boundedCatchUp(userId, sessions);
+              await catchUp(userId, sessions);
             } finally {
               for (const session of sessions) {
                 const owes = (owedResyncs.get(session) ?? 1) - 1;
@@ -583,15 +601,6 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           }),
         ),
       ),
-    );
-  }
-
-  const resyncCatchUpMs = deps.resyncCatchUpMs ?? RESYNC_CATCH_UP_MS;
-  /** A resync's catchUp, for resyncCatchUpMs at most; then its streams end to resume, and it goes on to nothing. */
-  async function boundedCatchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
-    // catchUp ends its streams on its own failures and never rejects: only the bound throws here.
-    await withTimeout(catchUp(userId, sessions), resyncCatchUpMs, 'resync catch-up').catch((error: unknown) =>
-      endToResume(sessions, 'resync catch-up', error),
     );
   }
 

@@ -214,7 +214,7 @@ describe('live streams caught up after a Redis outage, more catch-ups stuck than
         if (userId.startsWith('u-stuck-')) await stuck;
         return real(userId);
       }),
-    { heartbeatMs: 15_000, quietMs: 3_600_000, resyncCatchUpMs: 500 },
+    { heartbeatMs: 15_000, quietMs: 3_600_000, catchUpMs: 500 },
   );
 
   it('ends the stuck ones’ streams to resume, and catches up the others', async () => {

@@ -30,7 +30,7 @@ export interface LiveTimings {
   heartbeatMs: number;
   quietMs: number;
   subscriberPingTimeoutMs?: number;
-  resyncCatchUpMs?: number;
+  catchUpMs?: number;
 }
 
 /**
