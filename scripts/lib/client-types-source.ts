@@ -45,7 +45,7 @@ export async function clientTypesSource(): Promise<string> {
 
 /** Schemas the client sends: typed as the service accepts them (before its parsing transforms). */
 const requestSchemas =
-  /Query$|^(BlockMemberBody|BlockListBody|ReadBody|SeenBody|ArchiveBody|IdsBody|SnoozeBody|PutMuteBody|MuteTargetInput)$/;
+  /Query$|^(BlockMemberBody|UnblockMemberBody|BlockListBody|ReadBody|SeenBody|ArchiveBody|IdsBody|SnoozeBody|PutMuteBody|MuteTargetInput)$/;
 
 function declare(name: string, schema: z.ZodType): string {
   const io = requestSchemas.test(name) ? 'input' : 'output';

@@ -6,6 +6,7 @@ import type {
   BlockMemberBody,
   BlockStatusBody,
   CheckListBody,
+  UnblockMemberBody,
 } from '../generated/tray-api-types.ts';
 import type { Send } from '../send.ts';
 import { TrayApiError } from '../tray-api-error.ts';
@@ -15,7 +16,7 @@ export interface BlockMethods {
   /** Blocks a user (idempotent). */
   block(userId: BlockMemberBody['blockUserId'], options?: CallOptions): Promise<void>;
   /** Unblocks a user (also when not blocked). */
-  unblock(userId: BlockMemberBody['blockUserId'], options?: CallOptions): Promise<void>;
+  unblock(userId: UnblockMemberBody['blockUserId'], options?: CallOptions): Promise<void>;
   /** Every user the caller has blocked, by user id, fetching pages of 20 as the loop asks. */
   blocked(options?: CallOptions): AsyncGenerator<BlockEntry, void, undefined>;
   /** One page; pass the previous page's `paginationToken` (null on the last page). */

@@ -191,6 +191,10 @@ export type BlockMemberBody = {
   blockUserId: string | number;
 };
 
+export type UnblockMemberBody = {
+  blockUserId: string | number;
+};
+
 export type BlockListBody = {
   paginationToken?: {
     netid_uid: string;

@@ -8,6 +8,7 @@ import { jsonBody } from '../../http/require-json.ts';
 import {
   blockListBody,
   blockMemberBody,
+  unblockMemberBody,
   checkListQuery,
   type BlockListPage,
   type BlockStatusBody,
@@ -48,7 +49,7 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
       res.json({ status: 'success' } satisfies BlockStatusBody);
     })
     .delete(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
-      const { blockUserId } = parseInput(blockMemberBody, req.body ?? {}, 'body');
+      const { blockUserId } = parseInput(unblockMemberBody, req.body ?? {}, 'body');
       await blocks.unblock(callerId(res), blockUserId);
       res.json({ status: 'success' } satisfies BlockStatusBody);
     })

@@ -5,6 +5,7 @@ import {
   blockMemberBody,
   blockStatusBody,
   checkListBody,
+  unblockMemberBody,
   checkListQuery,
 } from './block-schemas.ts';
 import { errorResponse, header, jsonContent, jsonResponse } from './error-responses.ts';
@@ -37,6 +38,7 @@ const responses = (description: string, schema: Parameters<typeof jsonContent>[0
   });
 
 const memberBody = { required: true, content: jsonContent(blockMemberBody) };
+const unblockBody = { required: true, content: jsonContent(unblockMemberBody) };
 
 /** The legacy block list (docs/contract.md#block-list-legacy-beta-deprecated), a deprecated beta. */
 export const blockPaths: ZodOpenApiPathsObject = {
@@ -50,7 +52,7 @@ export const blockPaths: ZodOpenApiPathsObject = {
     delete: {
       summary: 'Unblock one user (idempotent)',
       deprecated: true,
-      requestBody: memberBody,
+      requestBody: unblockBody,
       responses: responses('Not blocked', blockStatusBody),
     },
     get: {

@@ -10,8 +10,12 @@ import { bodyError, queryError } from './unknown-keys.ts';
 /** 4.1: "up to 20 ids" per check. */
 export const CHECK_LIST_MAX = 20;
 
-/** A user id as clients send it: the document types it as a number, real ids are strings. */
-const userId = z
+/**
+ * A user id as clients send it: the document types it as a number, real ids are strings. Any id
+ * storage could hold: what DELETE and a page's token take, so an entry stored before POST refused
+ * ids no token can name can still be removed and paged past.
+ */
+const storedUserId = z
   .union(
     [
       storableText(z.string().min(1).max(MAX_USER_ID_LENGTH)),
@@ -24,12 +28,18 @@ const userId = z
     { error: 'expected a user id (a non-empty string or a whole number)' },
   )
   .transform(String)
-  // One no token can name (spaces only, an invisible or bidi character) would read as another user.
-  .refine(isUsableUserId, { error: 'expected a user id a token can name' })
   .meta({ description: 'A user id; numbers are read as their decimal string' });
 
-/** POST and DELETE /block/members: one user per call. */
+/** A user id POST blocks: one no token can name (spaces only, an invisible or bidi character) would read as another user. */
+const userId = storedUserId
+  .refine(isUsableUserId, { error: 'expected a user id a token can name' })
+  .meta({ description: 'A user id a token can name; numbers are read as their decimal string' });
+
+/** POST /block/members: one user per call. */
 export const blockMemberBody = z.strictObject({ blockUserId: userId }, bodyError);
+
+/** DELETE /block/members: one user per call, any id an entry may hold. */
+export const unblockMemberBody = z.strictObject({ blockUserId: storedUserId }, bodyError);
 
 /** One entry of a block list, and the cursor of the next page. */
 export const blockEntry = z.strictObject({
@@ -43,7 +53,7 @@ export const blockListBody = z.strictObject(
     // Strict too: a token is an entry of a page exactly, and anything more is no token a page handed out.
     paginationToken: z
       .strictObject(
-        { netid_uid: storableText(z.string({ error: 'expected a string' })), blocked_userId: userId },
+        { netid_uid: storableText(z.string({ error: 'expected a string' })), blocked_userId: storedUserId },
         { error: 'expected the paginationToken object of the previous page' },
       )
       .nullable()

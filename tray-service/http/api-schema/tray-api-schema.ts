@@ -42,6 +42,7 @@ export const trayApiSchemas = {
   muteBody: inbox.muteBody,
   removedBody: inbox.removedBody,
   blockMemberBody: block.blockMemberBody,
+  unblockMemberBody: block.unblockMemberBody,
   blockListBody: block.blockListBody,
   blockListPage: block.blockListPage,
   blockEntry: block.blockEntry,

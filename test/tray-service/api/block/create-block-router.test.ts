@@ -9,6 +9,50 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
   const api = useTrayApi();
   const app = () => api.app();
 
+  // Versions before POST refused ids no token can name stored them (`alice\u200B`, spaces only):
+  // their owners must still be able to remove them and page past them.
+  describe('an entry stored before such ids were refused', () => {
+    const owner = 'owner-legacy';
+    // In id order: spaces only first, the invisible one last of the first page of 20.
+    const legacy = [
+      '   ',
+      ...Array.from({ length: 18 }, (_, n) => `a-${String(n).padStart(2, '0')}`),
+      'zz\u200B',
+      '~~',
+    ];
+
+    it('pages past it, and DELETE removes it', async () => {
+      for (const id of legacy) await api.storage.blockList.block(`net1_${owner}`, id);
+      const auth = await bearer(owner);
+      const first = await request(app()).post('/block').set('Authorization', auth).send({}).expect(200);
+      expect(first.body.results).to.have.lengthOf(20);
+      // The last entry of the first page is the next call's token, here the invisible one.
+      expect(first.body.paginationToken).to.include({ blocked_userId: 'zz\u200B' });
+      const second = await request(app())
+        .post('/block')
+        .set('Authorization', auth)
+        .send({ paginationToken: first.body.paginationToken })
+        .expect(200);
+      expect(
+        [...first.body.results, ...second.body.results].map(
+          (entry: { blocked_userId: string }) => entry.blocked_userId,
+        ),
+      ).to.deep.equal([...legacy].sort());
+      for (const id of ['   ', 'zz\u200B'])
+        expect(
+          (
+            await request(app())
+              .delete('/block/members')
+              .set('Authorization', auth)
+              .send({ blockUserId: id })
+              .expect(200)
+          ).body,
+        ).to.deep.equal({ status: 'success' });
+      const left = await request(app()).post('/block').set('Authorization', auth).send({}).expect(200);
+      expect(left.body.results).to.have.lengthOf(19);
+    });
+  });
+
   describe('POST /block/members', () => {
     it('blocks a user, idempotently, with Deprecation and Sunset headers', async () => {
       const auth = await bearer('owner-1');
