@@ -8,11 +8,17 @@
 export class TrayApiError extends Error {
   readonly code: number;
   readonly status: number;
+  /**
+   * The service's X-Request-Id of a failure it logged (a 5xx): quote it, and its operator finds
+   * the log line. Undefined on any other answer.
+   */
+  readonly requestId: string | undefined;
 
-  constructor(status: number, code: number, message: string) {
+  constructor(status: number, code: number, message: string, requestId?: string) {
     super(message);
     this.name = 'TrayApiError';
     this.status = status;
     this.code = code;
+    this.requestId = requestId;
   }
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { requestIdOf } from '../../shared/http/request-id.ts';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import { createDeliveryDecider, readBody, type DeliveryRules } from '../decision/create-delivery-decider.ts';
 import { deliveryJob } from '../delivery-job.ts';
@@ -108,9 +109,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     res.end(emptyObject);
     ackedSeconds.observe((performance.now() - started) / 1000);
   };
-  // As the error middleware logs a 5xx: the cause, the method and the path without its query.
-  const logFailure = (req: IncomingMessage, err: unknown, message: string) => {
-    logger.error({ err, method: req.method, path: (req.url ?? '').split('?', 1)[0] }, message);
+  // As the error middleware logs a 5xx: the cause, the id its answer carries, the method and the
+  // path without its query.
+  const logFailure = (req: IncomingMessage, err: unknown, message: string, requestId: string) => {
+    logger.error({ err, requestId, method: req.method, path: (req.url ?? '').split('?', 1)[0] }, message);
   };
   // Made once, not per request.
   const refuse = (
@@ -119,12 +121,14 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     started: number,
     reason: RejectReason,
     error: AppError,
-    logged = error.status >= 500,
+    /** The log line's message, or false for none: a 5xx is logged with its own by default. */
+    log: string | false = error.status >= 500 ? error.message : false,
   ) => {
     metrics.rejected.inc({ reason });
     logger.debug({ reason, status: error.status }, 'webhook refused');
-    if (logged) logFailure(req, error.cause ?? error, error.message);
-    writeErrorReply(res, securityHeaders, error);
+    const requestId = error.status >= 500 ? requestIdOf(req.headers) : undefined;
+    if (log !== false && requestId !== undefined) logFailure(req, error.cause ?? error, log, requestId);
+    writeErrorReply(res, securityHeaders, error, requestId);
     ackSeconds(error.status).observe((performance.now() - started) / 1000);
   };
   const enqueueSeconds = {
@@ -205,14 +209,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         }
         if (refusal) {
           // A disk that fails or stalls refuses every request: logged once until it takes one again.
-          if (!spoolRefusing)
-            logFailure(
-              req,
-              refusal.error.cause ?? refusal.error,
-              `${refusal.error.message} (${refusal.reason}; further refusals are counted, not logged, until the spool takes an event again)`,
-            );
+          const log =
+            !spoolRefusing &&
+            `${refusal.error.message} (${refusal.reason}; further refusals are counted, not logged, until the spool takes an event again)`;
           spoolRefusing = true;
-          return refuse(req, res, started, refusal.reason, refusal.error, false);
+          return refuse(req, res, started, refusal.reason, refusal.error, log);
         }
         if (spoolRefusing) logger.info('the spool takes events again');
         spoolRefusing = false;
@@ -221,8 +222,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       ok(res, started);
     } catch (error) {
       // A bug, not a refusal: answered as the error middleware answers any unexpected throw.
-      logFailure(req, error, 'internal error');
-      writeErrorReply(res, securityHeaders, new AppError('INTERNAL', 'internal error'));
+      const requestId = requestIdOf(req.headers);
+      logFailure(req, error, 'internal error', requestId);
+      writeErrorReply(res, securityHeaders, new AppError('INTERNAL', 'internal error'), requestId);
     }
   };
 }

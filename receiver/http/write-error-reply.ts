@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { errorBody, type AppError } from '../../shared/errors/app-error.ts';
+import { REQUEST_ID_HEADER } from '../../shared/http/request-id.ts';
 
 /**
  * Answers `error` in the JSON error shape of every other refusal (shared/http/error-middleware.ts
@@ -11,12 +12,15 @@ export function writeErrorReply(
   res: ServerResponse,
   securityHeaders: readonly string[],
   error: AppError,
+  /** A 5xx's id, as its log line names it (shared/http/request-id.ts). */
+  requestId?: string,
 ): void {
   if (res.headersSent) return;
   const body = JSON.stringify(errorBody(error));
   res.writeHead(error.status, [
     ...securityHeaders,
     ...Object.entries(error.headers).flat(),
+    ...(requestId === undefined ? [] : [REQUEST_ID_HEADER, requestId]),
     'content-type',
     'application/json; charset=utf-8',
     'content-length',

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, errorBody } from '../errors/app-error.ts';
 import type { Logger } from '../logging/create-logger.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 import { createLogThrottle } from '../logging/log-throttle.ts';
 
 /** Errors raised by Express's own body parsers carry a `type` and an HTTP status. */
@@ -68,7 +69,8 @@ export const UNAVAILABLE_LOG_EVERY_MS = 10_000;
 /**
  * Answers every error in the JSON error shape and logs the server's: each 500 (a defect of the
  * service's own) every time, each reason for a 503 (a dependency down: every request meets it, an
- * anonymous one too) at most once per `everyMs`, with how many went unsaid before it.
+ * anonymous one too) at most once per `everyMs`, with how many went unsaid before it. Each 5xx
+ * answers the X-Request-Id its log line carries (request-id.ts).
  */
 export function errorMiddleware(
   logger: Logger,
@@ -77,11 +79,12 @@ export function errorMiddleware(
   const unavailable = createLogThrottle(everyMs);
   return (error: unknown, req, res, _next) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) {
+    const requestId = appError.status >= 500 ? requestIdOf(req.headers) : undefined;
+    if (requestId !== undefined) {
       const unsaidBefore = appError.kind === 'UNAVAILABLE' ? unavailable(appError.message) : 0;
       if (unsaidBefore !== undefined)
         logger.error(
-          { err: appError.cause ?? appError, method: req.method, path: req.path, unsaidBefore },
+          { err: appError.cause ?? appError, requestId, method: req.method, path: req.path, unsaidBefore },
           appError.message,
         );
     }
@@ -91,6 +94,7 @@ export function errorMiddleware(
     res
       .status(appError.status)
       .set(appError.headers)
+      .set(requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId })
       .set('Content-Type', 'application/json; charset=utf-8')
       .json(errorBody(appError));
   };

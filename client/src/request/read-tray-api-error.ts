@@ -8,9 +8,15 @@ import { TrayApiError } from '../tray-api-error.ts';
 export async function readTrayApiError(response: Response): Promise<TrayApiError> {
   const text = await response.text().catch(() => '');
   const body = parseJson(text);
-  if (isErrorBody(body)) return new TrayApiError(response.status, body.code, body.message);
+  const requestId = response.headers.get('X-Request-Id') ?? undefined;
+  if (isErrorBody(body)) return new TrayApiError(response.status, body.code, body.message, requestId);
   const statusText = response.statusText ? ` ${response.statusText}` : '';
-  return new TrayApiError(response.status, 0, `HTTP ${response.status}${statusText} (not a tray API error)`);
+  return new TrayApiError(
+    response.status,
+    0,
+    `HTTP ${response.status}${statusText} (not a tray API error)`,
+    requestId,
+  );
 }
 
 function parseJson(text: string): unknown {

@@ -281,6 +281,30 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  describe('a failure the service logged', () => {
+    const servers = useScriptedServers();
+
+    it("carries the X-Request-Id the service's log line names, and none where the answer had none", async () => {
+      const baseUrl = await servers.serve((req, res) => {
+        const logged = req.method === 'GET';
+        res.writeHead(logged ? 500 : 404, {
+          'Content-Type': 'application/json',
+          ...(logged ? { 'X-Request-Id': 'f3b0c7e2-4a6d-4c1e-9a57-2d1f0e6b8c31' } : {}),
+        });
+        res.end(JSON.stringify({ status: 'error', code: logged ? 500000 : 404000, message: 'no' }));
+      });
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+      await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({
+        status: 500,
+        code: 500000,
+        requestId: 'f3b0c7e2-4a6d-4c1e-9a57-2d1f0e6b8c31',
+      });
+      await expect(client.read('post', 'p-1'))
+        .to.be.rejectedWith(TrayApiError)
+        .and.eventually.include({ status: 404, requestId: undefined });
+    });
+  });
+
   describe("refused with a Retry-After date by a server whose clock is not the client's", () => {
     const servers = useScriptedServers();
     /** Refuses the first call with 503 and a Retry-After date 2 s after its own Date, then answers. */

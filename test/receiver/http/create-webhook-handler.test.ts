@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
 import { createHash, createHmac } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -443,12 +444,19 @@ describe('POST /webhooks when the handler itself fails (a bug, not a refusal)', 
 
   it('responds 500 with the JSON error shape and helmet headers, and stores nothing', async () => {
     const securityHeaders = helmetHeaders();
+    const logged: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
     const handler = createWebhookHandler({
       settings: testSettings(),
       enqueue: () => Promise.reject(new Error('not reached')),
       spool: receiver().spool,
       metrics: createReceiverMetrics(createMetricsRegistry('receiver', false), () => 0),
-      logger: createLogger({ name: 'test', level: 'silent' }),
+      logger: createLogger({ name: 'test', level: 'error', destination }),
       securityHeaders,
       now: () => {
         throw new Error('the clock failed');
@@ -461,5 +469,10 @@ describe('POST /webhooks when the handler itself fails (a bug, not a refusal)', 
     expect(res.body).to.deep.equal({ status: 'error', code: 500000, message: 'internal error' });
     for (const [name, value] of securityHeaders) expect(res.headers[name]).to.equal(value);
     expect(receiver().spool.depth()).to.equal(0);
+    // The answer names the one log line an operator looks for.
+    expect(res.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    expect(logged.map((line) => [line.msg, line.requestId])).to.deep.equal([
+      ['internal error', res.headers['x-request-id']],
+    ]);
   });
 });

@@ -68,10 +68,12 @@ describe('the error middleware', () => {
 describe('the error middleware under a flood of 503s', () => {
   const everyMs = 300;
   function appLogging() {
-    const lines: Array<{ msg: string; unsaidBefore?: number }> = [];
+    const lines: Array<{ msg: string; unsaidBefore?: number; requestId?: string }> = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as { msg: string; unsaidBefore?: number });
+        lines.push(
+          JSON.parse(chunk.toString()) as { msg: string; unsaidBefore?: number; requestId?: string },
+        );
         done();
       },
     });
@@ -101,5 +103,39 @@ describe('the error middleware under a flood of 503s', () => {
     await new Promise((resolve) => setTimeout(resolve, everyMs + 50));
     await request(app).get('/unavailable').expect(503);
     expect(said('storage unavailable').map((line) => line.unsaidBefore)).to.deep.equal([0, 29]);
+  });
+
+  // A user quotes what their failed call answered; an operator finds the one log line it names.
+  describe('a 5xx carries an X-Request-Id, the same as its log line', () => {
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+    it('a new one for each failure, unless a proxy gave one that is a plain token, which is kept', async () => {
+      const { app, said } = appLogging();
+      const first = await request(app).get('/boom').expect(500);
+      const second = await request(app).get('/boom').expect(500);
+      expect(first.headers['x-request-id']).to.match(UUID);
+      expect(second.headers['x-request-id']).to.match(UUID).and.not.equal(first.headers['x-request-id']);
+      const given = await request(app).get('/boom').set('X-Request-Id', 'edge-7f3a.42:1').expect(500);
+      expect(given.headers['x-request-id']).to.equal('edge-7f3a.42:1');
+      expect(said('internal error').map((line) => line.requestId)).to.deep.equal([
+        first.headers['x-request-id'],
+        second.headers['x-request-id'],
+        'edge-7f3a.42:1',
+      ]);
+    });
+
+    it('never one a caller could use to forge log lines or fill them: those get a new one', async () => {
+      const { app, said } = appLogging();
+      for (const hostile of ['a b', 'x'.repeat(129), '"quoted"', 'a\tb'])
+        expect(
+          (await request(app).get('/boom').set('X-Request-Id', hostile).expect(500)).headers['x-request-id'],
+        ).to.match(UUID);
+      expect(said('internal error').every((line) => UUID.test(String(line.requestId)))).to.equal(true);
+    });
+
+    it('not on a 4xx, which is not logged', async () => {
+      const res = await request(appWithParsers()).get('/nowhere').expect(404);
+      expect(res.headers['x-request-id']).to.equal(undefined);
+    });
   });
 });
