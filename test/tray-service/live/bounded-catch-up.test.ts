@@ -2,16 +2,13 @@ import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
-import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
-import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
-import { commentEvent, minute } from '../worker/event-builder.ts';
-import { jobDataOf } from '../worker/worker-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
+import { commentPublished } from './support/comment-published.ts';
 import { withCatchUpRead } from './support/with-catch-up-read.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
@@ -51,25 +48,6 @@ describe('a reconnect whose catch-up does not end, beside another stream of the 
     redis?.disconnect();
   });
 
-  const write = (postId: string) =>
-    applyJob(
-      jobDataOf(
-        commentEvent({
-          postId,
-          postOwner: USER,
-          author: 'u-cid',
-          commentId: `cm-${postId}`,
-          createdAt: minute(1),
-        }),
-      ),
-      {
-        storage: suite.storage,
-        eventsRetentionDays: 30,
-        trayRetentionDays: 90,
-        networkId: 'default',
-        onWritten: createChangePublisher(redis, 'live', silent).recordsWritten,
-      },
-    );
   const url = () => `${instance.base}/notifications/v3/stream`;
 
   it('ends the reconnect to resume once its catch-up has run its time, and the other stream hears the live record', async () => {
@@ -83,7 +61,7 @@ describe('a reconnect whose catch-up does not end, beside another stream of the 
     try {
       const phone = await openSse(url(), { Authorization: await bearer(USER), 'Last-Event-ID': lastId });
       expect(phone.status).to.equal(200);
-      await write('p-live');
+      await commentPublished(suite.storage, redis, USER, 'p-live');
       const record = await desktop.next(named('record'), { timeoutMs: 10_000 });
       expect(dataOf<NotificationRecord>(record).targetId).to.equal('p-live');
       // Ended with a reconnect hint, to resume from the id it holds, not left holding the turn.

@@ -2,16 +2,13 @@ import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
-import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
-import { commentEvent, minute } from '../worker/event-builder.ts';
-import { jobDataOf } from '../worker/worker-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
+import { commentPublished } from './support/comment-published.ts';
 import { withCatchUpRead } from './support/with-catch-up-read.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
@@ -68,26 +65,6 @@ describe('live streams whose catch-up read fails once', function () {
     redis?.disconnect();
   });
 
-  const write = (user: string, postId: string, at: number) =>
-    applyJob(
-      jobDataOf(
-        commentEvent({
-          postId,
-          postOwner: user,
-          author: 'u-cid',
-          commentId: `cm-${postId}`,
-          createdAt: minute(at),
-        }),
-      ),
-      {
-        storage: suite.storage,
-        eventsRetentionDays: 30,
-        trayRetentionDays: 90,
-        networkId: 'default',
-        onWritten: createChangePublisher(redis, 'live', silent).recordsWritten,
-      },
-    );
-
   const url = () => `${instance.base}/notifications/v3/stream`;
   const resume = async (user: string, lastId: string) =>
     openSse(url(), { Authorization: await bearer(user), 'Last-Event-ID': lastId });
@@ -96,7 +73,7 @@ describe('live streams whose catch-up read fails once', function () {
     const first = await openSse(url(), { Authorization: await bearer(user) });
     const lastId = (await first.next(named('unread'))).id!;
     first.close();
-    await write(user, postId, 1);
+    await commentPublished(suite.storage, redis, user, postId);
     return lastId;
   };
   /** A reconnect from `lastId` gets the record written while away. */
