@@ -66,8 +66,19 @@ interface PersonalCall {
 /** What one grouped write is told: the clock, the retention, and whether to return the records. */
 interface GroupWrite {
   now: number;
+  /**
+   * The write's clock (WriteContext.clock): read once the write holds its locks, so what it
+   * stamps (changedAt, unreadAt) is no older than its wait behind another write's locks.
+   */
+  clock?: () => number;
   retentionMs: number;
   returning: boolean;
+}
+
+/** The clock of a batch of calls: every worker's is the same wall clock, so any call's that has one. */
+function clockOf(batch: readonly PersonalCall[]): Pick<GroupWrite, 'clock'> {
+  const clock = batch.find((call) => call.context.clock)?.context.clock;
+  return clock ? { clock } : {};
 }
 
 async function tell(context: WriteContext, records: readonly InboxRecord[]): Promise<void> {
@@ -123,6 +134,7 @@ export function createPostgresWrites(
 
   const groupWriteOf = (context: WriteContext): GroupWrite => ({
     now: context.now,
+    ...(context.clock ? { clock: context.clock } : {}),
     retentionMs: retentionMsOf(context),
     returning: context.onWritten !== undefined,
   });
@@ -168,7 +180,7 @@ export function createPostgresWrites(
   async function writeGroups(
     activities: readonly Activity[],
     deliveries: Deliveries,
-    { now, retentionMs, returning }: GroupWrite,
+    { now, clock, retentionMs, returning }: GroupWrite,
   ): Promise<InboxRecord[]> {
     return inTransaction(pool, async (client) => {
       // JIT compiling a fan-out's upsert costs more (about 0.3 s) than running it on 10,000 rows,
@@ -203,7 +215,10 @@ export function createPostgresWrites(
       );
       const live = await withoutVoided(client, activities);
       await upsertGroupActors(client, live, retentionMs);
-      const options = { now, retentionMs, returning };
+      // Stamped now that the locks are held: a stream takes a change stamped SETTLE_MS before the
+      // newest it sent for one it had, and a write that waited seconds behind a fan-out's locks
+      // would land with such a stamp (docs/live-tray.md#event-ids-and-resuming).
+      const options = { now: clock ? Math.max(now, clock()) : now, retentionMs, returning };
       const written =
         deliveries.kind === 'community' && !deliveries.only
           ? await writeInParts(client, live, deliveries, options)
@@ -326,6 +341,7 @@ export function createPostgresWrites(
         { kind: 'personal' },
         {
           now: Math.max(...batch.map((call) => call.context.now)),
+          ...clockOf(batch),
           retentionMs,
           returning: batch.some((call) => call.context.onWritten !== undefined),
         },

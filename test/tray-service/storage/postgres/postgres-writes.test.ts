@@ -16,6 +16,7 @@ import {
 } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
 import { aroundClientQueries, aroundQueries } from './around-queries.ts';
+import { groupLock, lockKeys } from '../../../../tray-service/storage/postgres/lock-keys.ts';
 import { NEW_INBOX_STATE } from '../../../../tray-service/domain/inbox-state.ts';
 import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
@@ -65,6 +66,33 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       record = await tray.record('u-ana', 'comment', 'p-1');
       expect(names(record)).to.deep.equal(['u-cid', 'u-fay', 'u-eve']);
       expect(record?.actorsCount).to.equal(4);
+    });
+
+    // A stream counts a change as delivered once its changedAt is SETTLE_MS (5 s) older than the
+    // newest it sent: stamped at the job's start, a write that waited behind another's locks landed
+    // with a stamp older than that, and a stream could take it for one it had sent.
+    it('stamps changedAt and unreadAt with the write clock once the record group’s lock is had, not the job’s start', async () => {
+      const holder = await tray.pg.pool.connect();
+      let released = 0;
+      try {
+        await holder.query('BEGIN');
+        await lockKeys(holder, [groupLock('comment', 'p-held')]);
+        const jobStart = Date.now();
+        const written = tray.writes.applyPersonal([comment('p-held', 'u-cid', 1)], {
+          ...tray.context(jobStart),
+          clock: Date.now,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        released = Date.now();
+        await holder.query('COMMIT');
+        await written;
+        const record = await tray.record('u-ana', 'comment', 'p-held', Date.now());
+        expect(record?.changedAt, 'changedAt').to.be.at.least(released);
+        expect(record?.unreadAt, 'unreadAt').to.be.at.least(released);
+      } finally {
+        if (!released) await holder.query('ROLLBACK');
+        holder.release();
+      }
     });
 
     it('never notifies the recipient of their own action, nor names or counts them', async () => {
