@@ -180,7 +180,7 @@ async function exportTo(
       createWriteStream(partial, { flags: 'a', mode: 0o600 }),
     );
     bar.update(written);
-    renameSync(partial, out);
+    renameInPlace(partial, out);
     rmSync(filterFileOf(partial), { force: true });
   } catch (error) {
     bar.stop();
@@ -198,6 +198,22 @@ async function exportTo(
 }
 
 const stopSignals = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * The whole export put at --out. A folder there refuses it (found only now: it may have been made
+ * while the export ran): named, so the operator moves it and --resume, which finds nothing more to
+ * write, puts the export in its place.
+ */
+function renameInPlace(partial: string, out: string): void {
+  try {
+    renameSync(partial, out);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST')
+      throw new Error(`--out: ${out} is a folder; move it away first`, { cause: error });
+    throw error;
+  }
+}
 
 /**
  * Holds `partial` for this run: a second run on the same --out (a --resume while the first still

@@ -84,6 +84,8 @@ describe('scripts/export-events.ts', function () {
       expect(stopped.stderr).to.include(
         `${out}.partial keeps them: run the same command with --resume to go on`,
       );
+      // Named, so the --resume it advises can finish: the raw EISDIR of the rename said nothing.
+      expect(stopped.stderr).to.include(`error: --out: ${out} is a folder; move it away first`);
       rmSync(out, { recursive: true });
       const lines = readFileSync(`${out}.partial`, 'utf8').split('\n');
       expect(lines.length, 'lines written').to.be.above(keep + 1);
