@@ -63,20 +63,25 @@ export function shownPath(path: string): string {
   return inRepo.startsWith('..') ? path : inRepo;
 }
 
+/**
+ * What to do with a damaged secrets file: new secrets do not open a database made with the old
+ * ones, so deleting the file alone leaves a stack that cannot start.
+ */
+const REMAKE =
+  "put back a good copy, or delete the file together with the stack's postgres folder beside it to start afresh (its databases go with it)";
+
 function parse(path: string, names: readonly (keyof DevSecrets)[]): Record<string, unknown> {
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    throw new Error(`${path}: not valid JSON (${error.message}); delete the file to make new ones`);
+    throw new Error(`${path}: not valid JSON (${error.message}); ${REMAKE}`);
   }
   for (const name of names) {
     const value = parsed[name];
     if (typeof value !== 'string' || value.length < 32) {
-      throw new Error(
-        `${path}: ${name} is missing or shorter than 32 characters; delete the file to make new ones`,
-      );
+      throw new Error(`${path}: ${name} is missing or shorter than 32 characters; ${REMAKE}`);
     }
   }
   return parsed;

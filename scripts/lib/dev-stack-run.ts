@@ -12,7 +12,13 @@ import { hasExited } from './has-exited.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
 import { checkNoLeftoverServers } from './leftover-servers.ts';
 import { listenError } from './listen-error.ts';
-import { startPostgres, startRedis, type LocalServer, type SpawnedServer } from './local-servers.ts';
+import {
+  PasswordRefusedError,
+  startPostgres,
+  startRedis,
+  type LocalServer,
+  type SpawnedServer,
+} from './local-servers.ts';
 import { stackAddresses } from './stack-addresses.ts';
 import { stackEnvPath, writeStackEnv } from './stack-env-file.ts';
 import { stackExposure } from './stack-exposure.ts';
@@ -276,6 +282,14 @@ async function start(): Promise<void> {
           durability: 'persistent',
           password: secrets.POSTGRES_PASSWORD,
           onSpawn,
+        }).catch((error: unknown) => {
+          // The secrets file was deleted (as its own error says when damaged) or replaced, and made
+          // anew: the cluster keeps the password it was made with, and would refuse every start.
+          if (!(error instanceof PasswordRefusedError)) throw error;
+          const postgresDir = shownPath(join(dataDir, 'postgres'));
+          throw new Error(
+            `${postgresDir} holds a database made with another password than ${secretsFile} gives (was that file deleted or replaced?): put the old file back, or delete ${postgresDir} to start with an empty database`,
+          );
         }),
   ]);
   for (const server of [redis, postgres]) if (server) supervise(server);

@@ -344,6 +344,11 @@ function initdbAuth(dir: string, password: string | undefined, user: { uid?: num
   return ['--auth=scram-sha-256', `--pwfile=${pwfile}`];
 }
 
+/** PostgreSQL refused the password it was given: waiting will not change the answer. */
+export class PasswordRefusedError extends Error {
+  override readonly name = 'PasswordRefusedError';
+}
+
 /**
  * A cluster made while the stack's PostgreSQL trusted every local connection: sets the superuser's
  * password (still over trust), then requires it from every connection from now on.
@@ -515,7 +520,7 @@ async function waitForQueries(
       const code = (error as { code?: unknown }).code;
       if (code === '28P01' || code === '28000' || /password/i.test((error as Error).message)) {
         if (orRefused) return;
-        throw new Error(`postgres refused the password: ${(error as Error).message}`);
+        throw new PasswordRefusedError(`postgres refused the password: ${(error as Error).message}`);
       }
       if (hasExited(child)) throw exitedDuringStartUp('postgres', child, log);
       if (Date.now() > deadline)

@@ -432,6 +432,25 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(output()).to.include('[stack] stopped');
       expect(await accepts('127.0.0.1', ports.tray)).to.equal(false);
     });
+
+    // A damaged secrets file says to delete it; the next start made new secrets, and its PostgreSQL,
+    // made with the old password, refused the new one on every start with nothing saying why.
+    it('without its secrets file beside a database made with them: says so, and how to go on', async () => {
+      const file = join(dataDir, 'dev-secrets.json');
+      const kept = readFileSync(file);
+      rmSync(file);
+      try {
+        const { code, output } = await startRefused();
+        expect(code).to.equal(1);
+        expect(output).not.to.include('ready.');
+        const postgresDir = join(dataDir, 'postgres');
+        expect(output).to.include(
+          `[stack] start-up failed: ${postgresDir} holds a database made with another password than ${file} gives (was that file deleted or replaced?): put the old file back, or delete ${postgresDir} to start with an empty database\n`,
+        );
+      } finally {
+        writeFileSync(file, kept, { mode: 0o600 });
+      }
+    });
   });
 
   // npm passes a signal on to the command it runs, which the terminal signalled too. Where npm's
