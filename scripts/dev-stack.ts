@@ -14,6 +14,26 @@
 // that close together are passed on as one; a person's second Ctrl-C comes later.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { helpRequested } from './lib/cli.ts';
+
+const usage = `
+Usage: npm start
+
+Runs Redis and PostgreSQL (data under .data/, or STACK_DATA_DIR), then the receiver and the tray
+service, all on 127.0.0.1 (STACK_EXPOSE=on and HOST to listen further), and prints where each is.
+Ctrl-C stops everything. Every setting is an environment variable (docs/configuration.md);
+the stack sets development values only where you set nothing.
+`;
+
+// Before anything starts: `npm start -- --help` started the whole stack, and so did any argument.
+const args = process.argv.slice(2);
+helpRequested(args, usage);
+if (args.length > 0) {
+  process.stderr.write(
+    `npm start takes no arguments (got ${args[0]}): set environment variables instead\n\n${usage.trim()}\n`,
+  );
+  process.exit(2);
+}
 
 /** Signals closer than this to the last one passed on are the same Ctrl-C. */
 const SAME_SIGNAL_MS = 250;

@@ -651,6 +651,24 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     });
   });
 
+  // It takes none: `npm start -- --help` started the whole stack, and so did any argument.
+  describe('with arguments', () => {
+    it('--help prints how it is configured and starts nothing; any other argument is refused', async () => {
+      const fresh = join(tmpdir(), `stack-test-args-${process.pid}`);
+      const env = cleanEnv({ STACK_DATA_DIR: fresh });
+      const help = await runScript('scripts/dev-stack.ts', ['--help'], env, 30_000);
+      expect(help.code).to.equal(0);
+      expect(help.stdout).to.match(/^Usage: npm start\n/);
+      expect(help.stdout).to.include('STACK_DATA_DIR');
+      const other = await runScript('scripts/dev-stack.ts', ['--port', '9000'], env, 30_000);
+      expect(other.code).to.equal(2);
+      expect(other.stderr).to.match(
+        /^npm start takes no arguments \(got --port\): set environment variables instead/,
+      );
+      expect(existsSync(fresh), 'a data directory made').to.equal(false);
+    });
+  });
+
   describe('a start that cannot finish', () => {
     beforeEach(() => {
       dataDir = mkdtempSync(join(tmpdir(), 'stack-test-fail-'));
