@@ -119,8 +119,9 @@ async function renameLegacyRecords(
  * Rewrites a deleted user's snapshots in every record that names them and hands each batch of
  * rewritten records to `told`. A record names a user only while it counts an action of theirs,
  * and every counted action is kept (tray_group_actions, by tray_group_actions_actor): one addressed
- * to one user is that user's record of its group; a community post, every member's `post` record
- * of the community (postHoldersSql, by the primary keys, a page at a time). So the statements read the records named, never the whole table, which the statement
+ * to one user is that user's record of its group (`page` records a statement); a community post,
+ * every member's `post` record of the community (postHoldersSql, by the primary keys, a page at a
+ * time). So the statements read the records named, never the whole table, which the statement
  * timeout would stop at a few million records. A record expired with its whole group (its kept
  * actions purged) keeps the name until the purge deletes it; no reader returns it meanwhile.
  */
@@ -131,16 +132,26 @@ export async function renameInRecords(
   told: (records: InboxRecord[]) => Promise<void>,
   page = DELETED_USER_PAGE,
 ): Promise<void> {
-  await told(
-    await renameRecords(
-      pool,
-      ids,
-      now,
-      `SELECT DISTINCT recipient AS user_id, tray_record_key(verb, target_id, recipient) AS key
-       FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND recipient <> ''`,
-      [],
-    ),
+  // The records their personal actions reached: the keys read at once (by tray_group_actions_actor,
+  // a hundred bytes or so each), the records rewritten `page` at a time. One statement for all of
+  // them met the statement timeout for a prolific account on every retry of the deletion.
+  const reached = await pool.query<{ user_id: string; key: string }>(
+    `SELECT DISTINCT recipient AS user_id, tray_record_key(verb, target_id, recipient) AS key
+     FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND recipient <> '' ORDER BY 1, 2`,
+    [ids],
   );
+  for (let start = 0; start < reached.rows.length; start += page) {
+    const part = reached.rows.slice(start, start + page);
+    await told(
+      await renameRecords(
+        pool,
+        ids,
+        now,
+        `SELECT k.user_id, k.key FROM unnest($4::text[], $5::text[]) AS k(user_id, key)`,
+        [part.map((row) => row.user_id), part.map((row) => row.key)],
+      ),
+    );
+  }
   await renameLegacyRecords(pool, ids, now, told, page);
   const communities = await pool.query<{ community_id: string }>(
     `SELECT DISTINCT target_id AS community_id FROM tray_group_actions

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type pg from 'pg';
 import {
   renameInRecords,
   renameKeptActivities,
@@ -27,6 +28,41 @@ describe('storage/postgres deleted users', () => {
       const plan = await planOf(tray.pg.pool, statement);
       expect(plan.readWhole, statement.text).to.deep.equal([]);
     }
+  });
+});
+
+// A prolific account (often the spam account a deletion is for) reached hundreds of thousands of
+// records: rewritten by one statement, the deletion met the statement timeout on every retry, and
+// its name stayed in everyone's tray.
+describe('storage/postgres deleted users, many records reached', () => {
+  const tray = useTray();
+
+  it('rewrites the records of a deleted user’s personal actions `page` at a time', async () => {
+    const owners = ['u-ana', 'u-ben', 'u-dee', 'u-eve', 'u-fay'];
+    for (const [n, owner] of owners.entries())
+      await tray.writes.applyPersonal([comment(`p-${n}`, 'u-cid', 1, owner)], tray.context());
+    const updated: number[] = [];
+    const counting = {
+      query: async (text: string, values: unknown[] = []) => {
+        const result = await tray.pg.pool.query(text, values);
+        if (/^\s*UPDATE tray_records/.test(text)) updated.push(result.rowCount ?? 0);
+        return result;
+      },
+    } as unknown as pg.Pool;
+    const told: number[] = [];
+    await renameInRecords(
+      counting,
+      ['u-cid'],
+      tray.context().now,
+      async (records) => void told.push(records.length),
+      2,
+    );
+    expect(
+      updated.reduce((sum, rows) => sum + rows, 0),
+      'records renamed',
+    ).to.equal(5);
+    expect(Math.max(...updated), 'records one statement renamed').to.be.at.most(2);
+    expect(told.filter((count) => count > 0)).to.deep.equal([2, 2, 1]);
   });
 });
 
