@@ -1,6 +1,6 @@
 // Signs a JSON file as a webhook sender does and POSTs it to a receiver (docs/receiver.md).
 //   npm run sign-and-send -- examples/events/comment.json [--url http://127.0.0.1:8080/webhooks] [--secret S]
-//     [--scheme platform|standard-webhooks] [--header NAME] [--id ID] [--timestamp SECONDS]
+//     [--scheme platform|standard-webhooks] [--header NAME] [--id ID] [--timestamp SECONDS] [--timeout SECONDS]
 // The secret comes from --secret or the WEBHOOK_SECRET environment variable (prefer the variable:
 // command lines are visible to other users in `ps`), else, for the platform's scheme, from the
 // secrets `npm start` made for this machine. The file's bytes are sent unchanged, because the
@@ -18,7 +18,8 @@ import { devSecretOr } from './lib/dev-secrets.ts';
 import { stackAddresses } from './lib/stack-addresses.ts';
 
 const usage = `usage: sign-and-send <file.json> [--url URL] [--secret SECRET] [--scheme platform|standard-webhooks]
-  [--header NAME] [--id ID] [--timestamp SECONDS]
+  [--header NAME] [--id ID] [--timestamp SECONDS] [--timeout SECONDS]
+  --timeout: seconds to wait for the receiver's answer (default 10; receivers answer within 1.5 s)
   SECRET: or WEBHOOK_SECRET=... in the environment; default: the secret \`npm start\` made (platform scheme only)
   --scheme platform (default): Base64 HMAC-SHA256 of the body in --header (default ${defaultSignatureHeader})
   --scheme standard-webhooks: webhook-id (--id, default a new msg_ id), webhook-timestamp (--timestamp,
@@ -45,6 +46,7 @@ async function main(): Promise<number> {
         header: { type: 'string' },
         id: { type: 'string' },
         timestamp: { type: 'string' },
+        timeout: { type: 'string', default: '10' },
         help: { type: 'boolean' },
       },
     },
@@ -57,6 +59,8 @@ async function main(): Promise<number> {
   // the stack reads them (an empty one is unset).
   const url = values.url ?? stackAddresses().webhooks;
   checkUrl(url);
+  const timeoutSeconds = /^\d+$/.test(values.timeout) ? Number(values.timeout) : 0;
+  if (timeoutSeconds < 1) throw new UsageError('--timeout: expected a whole number of seconds, at least 1');
   let body: Buffer;
   try {
     body = readFileSync(file);
@@ -98,15 +102,20 @@ async function main(): Promise<number> {
 
   let response: Response;
   try {
+    // A receiver that takes the connection and never answers would hold the tool for minutes.
+    const signal = AbortSignal.timeout(timeoutSeconds * 1000);
     response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body,
+      signal,
     });
+    process.stdout.write(`${response.status} ${await response.text()}\n`);
   } catch (error) {
+    if ((error as Error).name === 'TimeoutError')
+      throw new Error(`no answer from ${url} within ${timeoutSeconds} s (--timeout)`);
     throw new Error(`cannot reach ${url}: ${fetchFailureCause(error) ?? (error as Error).message}`);
   }
-  process.stdout.write(`${response.status} ${await response.text()}\n`);
   return response.status === 200 ? 0 : 1;
 }
 

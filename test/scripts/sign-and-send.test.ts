@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runScript } from '../support/run-script.ts';
@@ -49,6 +51,43 @@ describe('scripts/sign-and-send.ts', () => {
         expect(result.stderr, args.join(' ')).to.not.match(/^\s+at /m);
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A receiver that takes the connection and never answers (a hung process, a wrong port that
+  // happens to accept) held the tool for minutes; the contract has receivers answer in 1.5 s.
+  it('gives up on a receiver that never answers after --timeout, with one line and exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      writeFileSync(join(dir, 'event.json'), '{}');
+      const url = `http://127.0.0.1:${port}/webhooks`;
+      const started = performance.now();
+      const result = await runScript(
+        'scripts/sign-and-send.ts',
+        [join(dir, 'event.json'), '--url', url, '--timeout', '1'],
+        cleanEnv({ STACK_DATA_DIR: dir, WEBHOOK_SECRET: 'a-secret' }),
+      );
+      expect(result.code, result.stderr).to.equal(1);
+      expect(result.stderr).to.include(`no answer from ${url} within 1 s`);
+      expect(performance.now() - started).to.be.below(10_000);
+      for (const bad of ['0', 'soon', '1.5'])
+        expect(
+          (
+            await runScript(
+              'scripts/sign-and-send.ts',
+              [join(dir, 'event.json'), '--url', url, '--timeout', bad],
+              cleanEnv({ STACK_DATA_DIR: dir, WEBHOOK_SECRET: 'a-secret' }),
+            )
+          ).stderr,
+          bad,
+        ).to.include('--timeout: expected a whole number of seconds, at least 1');
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
