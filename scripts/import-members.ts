@@ -107,6 +107,18 @@ async function main(): Promise<number> {
   const started = Date.now();
   const problems: string[] = [];
   const bar = progressBar('importing', 'bytes');
+  /** Lines read by the batches stored so far: what a stopped run has imported. */
+  let imported = 0;
+  // Batches are transactions: one cut short by a signal is rolled back, those before it stay. A
+  // re-run with the same time finishes the import (docs/operations.md#operator-scripts).
+  const onSignal = (signal: NodeJS.Signals) => {
+    bar.stop();
+    process.stderr.write(
+      `stopped with ${imported} lines imported: run the same import again with --as-of ${new Date(asOf).toISOString()} to finish (lines already in count as unchanged)\n`,
+    );
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  for (const signal of stopSignals) process.once(signal, onSignal);
   bar.start(size, 0);
   try {
     const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -115,6 +127,7 @@ async function main(): Promise<number> {
     let lineNo = 0;
     let bytes = 0;
     const flush = async () => {
+      const read = totals.lines;
       const counts = await storage.members.importBatch(
         // A line without joinedAt: a member since the list was taken.
         batch.map((row) => ({
@@ -127,6 +140,7 @@ async function main(): Promise<number> {
       totals.inserted += counts.inserted;
       totals.updated += counts.updated;
       totals.unchanged += counts.unchanged;
+      imported = read;
       batch = [];
       bar.update(bytes);
     };
@@ -153,6 +167,7 @@ async function main(): Promise<number> {
     if (batch.length > 0) await flush();
     bar.update(size);
   } finally {
+    for (const signal of stopSignals) process.off(signal, onSignal);
     bar.stop();
     await storage.close();
   }
@@ -188,5 +203,7 @@ async function firstLine(file: string): Promise<string | undefined> {
     input.destroy();
   }
 }
+
+const stopSignals = ['SIGINT', 'SIGTERM'] as const;
 
 runCli(main);

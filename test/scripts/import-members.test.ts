@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +9,7 @@ import {
   membershipId,
   type MembershipDoc,
 } from '../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
-import { cleanEnv, runScript } from '../support/run-script.ts';
+import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 import { usePostgres } from '../support/use-postgres.ts';
 import { useMongo } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
@@ -200,6 +202,64 @@ describe('scripts/import-members.ts', function () {
         ['u-2', asOf, asOf],
       ]);
     });
+  });
+
+  // Ctrl-C killed it without a word: an operator could not tell whether a re-run was safe, nor
+  // with which time (the file's, which an edit would move).
+  describe('stopped by a signal (PostgreSQL)', () => {
+    const postgres = usePostgres();
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
+      it(`${signal}: says the batches before are in and how to finish, and exits ${code}`, async () => {
+        const file = join(dir, `stopped-${signal}.csv`);
+        writeFileSync(file, 'communityId,userId\nc-sig,u-1\nc-sig,u-2\n');
+        const pgEnv = cleanEnv({ DATABASE_URL: postgres.url });
+        const asOf = '2026-11-20T00:00:00.000Z';
+        // Once, so the tables exist to be locked.
+        expect(
+          (await runScript('scripts/import-members.ts', [file, '--as-of', asOf], pgEnv, 60_000)).code,
+        ).to.equal(0);
+        const holder = new pg.Client({ connectionString: postgres.url });
+        const watcher = new pg.Client({ connectionString: postgres.url });
+        await holder.connect();
+        await watcher.connect();
+        try {
+          await holder.query('BEGIN');
+          await holder.query('LOCK TABLE tray_imported_members IN ACCESS EXCLUSIVE MODE');
+          const child = spawn(
+            process.execPath,
+            [join(repoRoot, 'scripts/import-members.ts'), file, '--as-of', asOf],
+            {
+              env: pgEnv,
+            },
+          );
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          const exited = new Promise<[number | null, NodeJS.Signals | null]>((done) =>
+            child.once('exit', (exitCode, bySignal) => done([exitCode, bySignal])),
+          );
+          for (let waited = 0; ; waited += 50) {
+            const { rows } = await watcher.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'import-members' AND wait_event_type = 'Lock'",
+            );
+            if (rows[0]?.n === 1) break;
+            if (waited > 15_000) throw new Error(`the import never waited for the lock; stderr: ${stderr}`);
+            await new Promise((wake) => setTimeout(wake, 50));
+          }
+          child.kill(signal);
+          expect(await exited).to.deep.equal([code, null]);
+          expect(stderr).to.include(
+            `stopped with 0 lines imported: run the same import again with --as-of ${asOf} to finish (lines already in count as unchanged)`,
+          );
+        } finally {
+          await holder.query('ROLLBACK');
+          await holder.end();
+          await watcher.end();
+        }
+      });
+    }
   });
 
   describe('with times as an operator writes them', () => {
