@@ -24,7 +24,7 @@ import { createEventsQuery } from '../tray-service/use-cases/events-query.ts';
 import { lastCompleteLine } from './lib/last-complete-line.ts';
 import { takePidLock } from './lib/pid-lock.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { parseCli, progressBar, runCli } from './lib/cli.ts';
+import { onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import { parseEventsFilter } from '../tray-service/admin/parse-events-filter.ts';
 import { AppError } from '../shared/errors/app-error.ts';
@@ -155,13 +155,11 @@ async function exportTo(
     process.stderr.write(
       `stopped after ${written} events${after ? ' more' : ''}; ${partial} keeps them: run the same command with --resume to go on\n`,
     );
-  const onSignal = (signal: NodeJS.Signals) => {
+  const offStopSignal = onStopSignal(() => {
     bar.stop();
     sayStopped();
     unlock();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  for (const signal of stopSignals) process.once(signal, onSignal);
+  });
   try {
     bar.start(await events.count(filter, after), 0);
     const counter = new Transform({
@@ -187,7 +185,7 @@ async function exportTo(
     sayStopped();
     throw error;
   } finally {
-    for (const signal of stopSignals) process.off(signal, onSignal);
+    offStopSignal();
     bar.stop();
     await storage.close();
   }
@@ -196,8 +194,6 @@ async function exportTo(
   );
   return 0;
 }
-
-const stopSignals = ['SIGINT', 'SIGTERM'] as const;
 
 /**
  * The whole export put at --out. A folder there refuses it (found only now: it may have been made

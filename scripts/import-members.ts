@@ -6,7 +6,7 @@ import { createReadStream, statSync, type Stats } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { parseCli, progressBar, runCli } from './lib/cli.ts';
+import { onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import {
   csvColumns,
@@ -111,14 +111,12 @@ async function main(): Promise<number> {
   let imported = 0;
   // Batches are transactions: one cut short by a signal is rolled back, those before it stay. A
   // re-run with the same time finishes the import (docs/operations.md#operator-scripts).
-  const onSignal = (signal: NodeJS.Signals) => {
+  const offStopSignal = onStopSignal(() => {
     bar.stop();
     process.stderr.write(
       `stopped with ${imported} lines imported: run the same import again with --as-of ${new Date(asOf).toISOString()} to finish (lines already in count as unchanged)\n`,
     );
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  for (const signal of stopSignals) process.once(signal, onSignal);
+  });
   bar.start(size, 0);
   try {
     const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -167,7 +165,7 @@ async function main(): Promise<number> {
     if (batch.length > 0) await flush();
     bar.update(size);
   } finally {
-    for (const signal of stopSignals) process.off(signal, onSignal);
+    offStopSignal();
     bar.stop();
     await storage.close();
   }
@@ -203,7 +201,5 @@ async function firstLine(file: string): Promise<string | undefined> {
     input.destroy();
   }
 }
-
-const stopSignals = ['SIGINT', 'SIGTERM'] as const;
 
 runCli(main);

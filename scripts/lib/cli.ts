@@ -13,6 +13,23 @@ export function helpRequested(argv: readonly string[], usage: string): void {
   }
 }
 
+/**
+ * On Ctrl-C or SIGTERM: `stopped` (say how to go on, free what is held), then exit 130 or 143, as a
+ * shell expects of a command a signal ended. Returns the call that takes the handler off again.
+ */
+export function onStopSignal(stopped: () => void): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    stopped();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  for (const signal of STOP_SIGNALS) process.once(signal, handler);
+  return () => {
+    for (const signal of STOP_SIGNALS) process.off(signal, handler);
+  };
+}
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
 /** node:util parseArgs, with its errors turned into a UsageError that repeats the usage. */
 export function parseCli<const T extends ParseArgsConfig>(
   config: T,

@@ -13,6 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { untilWaitingForLock } from '../support/until-waiting-for-lock.ts';
 import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { eventsFilterShape } from '../../tray-service/admin/api-schema/admin-inputs.ts';
@@ -305,15 +306,7 @@ describe('scripts/export-events.ts', function () {
             child.once('exit', (exitCode, bySignal) => done([exitCode, bySignal])),
           );
           // Waiting for the lock: the export has begun (its partial file made) and cannot end.
-          for (let waited = 0; ; waited += 50) {
-            // A query of its own: within the holder's transaction pg_stat_activity would not change.
-            const { rows } = await watcher.query<{ n: number }>(
-              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'export-events' AND wait_event_type = 'Lock'",
-            );
-            if (rows[0]?.n === 1) break;
-            if (waited > 15_000) throw new Error(`the export never waited for the lock; stderr: ${stderr}`);
-            await new Promise((wake) => setTimeout(wake, 50));
-          }
+          await untilWaitingForLock(watcher, 'export-events', () => stderr);
           child.kill(signal);
           expect(await exited).to.deep.equal([code, null]);
           expect(stderr).to.include(

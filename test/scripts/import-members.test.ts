@@ -9,6 +9,7 @@ import {
   membershipId,
   type MembershipDoc,
 } from '../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
+import { untilWaitingForLock } from '../support/until-waiting-for-lock.ts';
 import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 import { usePostgres } from '../support/use-postgres.ts';
 import { useMongo } from '../support/suite-resources.ts';
@@ -240,14 +241,7 @@ describe('scripts/import-members.ts', function () {
           const exited = new Promise<[number | null, NodeJS.Signals | null]>((done) =>
             child.once('exit', (exitCode, bySignal) => done([exitCode, bySignal])),
           );
-          for (let waited = 0; ; waited += 50) {
-            const { rows } = await watcher.query<{ n: number }>(
-              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'import-members' AND wait_event_type = 'Lock'",
-            );
-            if (rows[0]?.n === 1) break;
-            if (waited > 15_000) throw new Error(`the import never waited for the lock; stderr: ${stderr}`);
-            await new Promise((wake) => setTimeout(wake, 50));
-          }
+          await untilWaitingForLock(watcher, 'import-members', () => stderr);
           child.kill(signal);
           expect(await exited).to.deep.equal([code, null]);
           expect(stderr).to.include(
