@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { MuteTargetType } from '../../../../tray-service/domain/mute.ts';
-import { aComment } from '../../../support/activity-builder.ts';
+import { aComment, aPost } from '../../../support/activity-builder.ts';
 import { actorIdsOf, at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
@@ -155,4 +155,30 @@ conformanceCase(
     await expectComment(tray, [id('u-cy')], NOW + 1);
   },
   { needs: 'removals' },
+);
+
+conformanceCase(
+  'back-dated mutes: a redelivered leave computes nothing, so a record counting the muted actor keeps it',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const ana = id('u-ana');
+    const { communityId } = tray;
+    await tray.membership('u-ana', true, 0);
+    await tray.membership('u-ana', false, 2, NOW + 1);
+    await tray.posts([aPost(id('u-kim'), { id: id('p-kim'), at: at(1), communityId })], NOW + 2);
+    // A comment on Ana's post after she left, held back, processed after her leave was stored.
+    const anasPost = { postId: id('p-ana'), owner: ana };
+    await tray.personal(
+      [aComment(id('u-cy'), anasPost, { id: id('cm-1'), at: at(3), communityId })],
+      NOW + 3,
+    );
+    await mute(tray, ana, 'user', id('u-kim'), at(0));
+    // The platform delivers the leave again: it takes back nothing and computes no record.
+    await tray.membership('u-ana', false, 2, NOW + 4);
+    const record = await tray.record('u-ana', 'post', NOW + 4);
+    expect(actorIdsOf(record)).to.deep.equal([id('u-kim')]);
+    await tray.expectModel('u-ana', NOW + 4);
+  },
+  { needs: 'inbox' },
 );

@@ -16,16 +16,18 @@ type Placed = Pick<TargetActionDoc, 'processed' | 'at' | 'member'>;
 
 /**
  * A leave takes its place in the processing order before it is stored, so an action kept in
- * between has a place after the leave's and may have been counted without it: its write read the
- * memberships, and checked them again after writing, before the leave was there. By the places the
- * leave came first and holds back what it covers, as every later computation of those records
- * judges (docs/tray-rules.md#leaving-and-rejoining-a-community); so once its leaves are stored, the
- * job computes again, by the places, the records of each leaver for whom a kept action of the
- * community (a post, or one addressed to them) has a place after one of their leaves and is dated
- * at or after it (recomputeMemberRecords). That takes out exactly the raced actions, before anyone
- * has computed the records from those places; a write still running when the leave was stored sees
- * it in its own check after writing. The normal case costs the look-up only: a post of the
- * community by `group` and place (`action_group_processed`), an addressed one by `member`.
+ * between (a place after the leave's and before its `storedBy`: leavesStoredBy) may have been
+ * counted without it: its write read the memberships, and checked them again after writing, before
+ * the leave was there. By the places the leave came first and holds back what it covers, as every
+ * later computation of those records judges (docs/tray-rules.md#leaving-and-rejoining-a-community);
+ * so once its leaves are stored, the job computes again, by the places, the records of each leaver
+ * for whom a kept action of the community (a post, or one addressed to them) has a place in one of
+ * their leaves' windows and is dated at or after it (recomputeMemberRecords). A write after the
+ * window saw the leave, so a leave delivered again computes nothing for it. That takes out exactly
+ * the raced actions, before anyone has computed the records from those places; a write still
+ * running when the leave was stored sees it in its own check after writing. The normal case costs
+ * the look-up only: a post of the community by `group` and place (`action_group_processed`), an
+ * addressed one by `member`.
  */
 export async function recomputeRacedLeaves(
   db: Db,
@@ -37,7 +39,10 @@ export async function recomputeRacedLeaves(
   for (const communityId of new Set(leaves.map((leave) => leave.communityId))) {
     const ofCommunity = leaves.filter((leave) => leave.communityId === communityId);
     const after = {
-      processed: { $gt: Math.min(...ofCommunity.map((leave) => leave.processed)) },
+      processed: {
+        $gt: Math.min(...ofCommunity.map((leave) => leave.processed)),
+        $lt: Math.max(...ofCommunity.map(storedByOf)),
+      },
       at: { $gte: Math.min(...ofCommunity.map((leave) => leave.at)) },
     };
     const posts = await keptActions(db, { group: recordGroup('post', communityId), ...after });
@@ -47,7 +52,9 @@ export async function recomputeRacedLeaves(
       after,
     );
     const covered = (action: Placed, leave: PlacedChange) =>
-      (action.processed ?? 0) > leave.processed && action.at >= leave.at;
+      (action.processed ?? 0) > leave.processed &&
+      (action.processed ?? 0) < storedByOf(leave) &&
+      action.at >= leave.at;
     for (const userId of new Set(ofCommunity.map((leave) => leave.userId))) {
       const member = memberKey(communityId, userId);
       const theirs = [...posts, ...addressed.filter((action) => action.member === member)];
@@ -68,6 +75,9 @@ export async function recomputeRacedLeaves(
   // A record the raced write made and told written, now left with no action.
   if (removed.length > 0 && options.onRemoved) await options.onRemoved(removed);
 }
+
+/** The end of the leave's window (leavesStoredBy); without one, every later place. */
+const storedByOf = (leave: PlacedChange) => leave.storedBy ?? Number.MAX_SAFE_INTEGER;
 
 function keptActions(db: Db, filter: Record<string, unknown>): Promise<Placed[]> {
   return db

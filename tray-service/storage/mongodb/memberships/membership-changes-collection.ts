@@ -44,6 +44,11 @@ export interface MembershipChangeDoc {
    */
   processed?: number;
   /**
+   * Leaves only: a place taken after it was stored (leaves-stored-by.ts); a write with a place
+   * between `processed` and this may have read the memberships without it. Absent until noted.
+   */
+  storedBy?: number;
+  /**
    * When the tray processed it (epoch ms): the prune keeps a change processed late (prunableChanges).
    * Changes stored before it was kept got the upgrade's time (migrate-processed-at.ts).
    */

@@ -15,6 +15,7 @@ import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import type { MembershipChangeDoc } from './membership-changes-collection.ts';
 import { nextProcessed, storedPlaces } from './processing-order.ts';
+import { leavesStoredBy } from './leaves-stored-by.ts';
 import { oldestCountFrom } from '../records/oldest-count-from.ts';
 
 const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
@@ -78,6 +79,10 @@ export async function applyMembershipChanges(
   const places = new Map(docs.map((doc) => [doc._id, doc.processed ?? 0]));
   const ids = duplicates.map((index) => (docs[index] as MembershipChangeDoc)._id);
   for (const [id, place] of await storedPlaces(db, MEMBERSHIP_CHANGES, ids)) places.set(id, place ?? 0);
+  const storedBy = await leavesStoredBy(
+    db,
+    docs.filter((doc) => !doc.joined).map((doc) => doc._id),
+  );
   const cutoff = now - options.retentionDays * DAY_MS;
   const byCommunity = new Map<string, Set<string>>();
   const userOf = new Map(docs.map((doc) => [doc.member, doc.userId]));
@@ -93,14 +98,22 @@ export async function applyMembershipChanges(
         await collection.deleteMany({ _id: { $in: prunable.map((change) => change._id) } });
     }
   }
-  return changes.map((change, index) => ({
-    ...change,
-    processed: places.get((docs[index] as MembershipChangeDoc)._id) ?? first + index,
-  }));
+  return changes.map((change, index) => {
+    const { _id } = docs[index] as MembershipChangeDoc;
+    const bound = storedBy.get(_id);
+    return {
+      ...change,
+      processed: places.get(_id) ?? first + index,
+      ...(bound === undefined ? {} : { storedBy: bound }),
+    };
+  });
 }
 
-/** A join or leave as stored, with its place in the processing order (a redelivered one its first). */
-export type PlacedChange = MembershipChange & { processed: number };
+/**
+ * A join or leave as stored, with its place in the processing order (a redelivered one its first)
+ * and, for a leave, a place taken after it was stored (leavesStoredBy).
+ */
+export type PlacedChange = MembershipChange & { processed: number; storedBy?: number };
 
 /**
  * Members of one community read one by one up to this many; more are read with the whole
