@@ -174,12 +174,18 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
 
   const busyFirstWaitMs = deps.storageBusyFirstWaitMs ?? STORAGE_BUSY_FIRST_WAIT_MS;
-  const apply = async (data: WebhookJobData) => {
+  // `timer` adds up the job's runs only: the waits at the gate and between busy runs are no
+  // processing time (tray_worker_job_duration_seconds).
+  const apply = async (data: WebhookJobData, timer: { ms: number }) => {
     for (let lostConnections = 0, busyWaits = 0; ;) {
       await gate.whenOpen();
+      const started = performance.now();
       try {
-        return await applyJob(data, applyDeps);
+        const applied = await applyJob(data, applyDeps);
+        timer.ms += performance.now() - started;
+        return applied;
       } catch (error) {
+        timer.ms += performance.now() - started;
         // Only a failure of the job's own spends an attempt; during an outage it runs again.
         if (await gate.isOutage()) continue;
         // The storage answers, but the job's connection failed: one made before a failover that
@@ -214,9 +220,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   };
 
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
-    const stopTimer = metrics.duration.startTimer();
+    const timer = { ms: 0 };
     try {
-      const { event: stored, first } = await apply(job.data);
+      const { event: stored, first } = await apply(job.data, timer);
       metrics.jobs.inc({ outcome: 'completed' });
       // Once per event: a retry after it finished, a redelivery or a replay stores nothing new.
       if (first) {
@@ -243,7 +249,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       }
       throw error;
     } finally {
-      stopTimer();
+      // A job the worker closed on before it ran (held at the gate) is not observed.
+      if (timer.ms > 0) metrics.duration.observe(timer.ms / 1000);
     }
   });
 

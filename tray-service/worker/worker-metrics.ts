@@ -33,7 +33,7 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     }),
     duration: new Histogram({
       name: 'tray_worker_job_duration_seconds',
-      help: 'Time to process one queue job (store, map, apply)',
+      help: 'Time spent processing one queue job (store, map, apply), its runs added up: waits for the storage (an outage, a busy database) are left out',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),

@@ -323,6 +323,39 @@ describe('tray worker when the database answers but says "not now" to a job (a s
   });
 });
 
+// The job duration histogram is the time spent applying the job: a worker waiting out a busy
+// database between runs (or an outage at the gate) is not slow, and a minute-long observation per
+// held job would put every processing alert off for long after the database is back.
+describe('tray worker job duration while the database says "not now"', () => {
+  const registry = createMetricsRegistry('test', false);
+  const failing = useStoreFailing(
+    '57014',
+    async (client) => {
+      await client.query('SET statement_timeout = 1');
+      await client.query('SELECT pg_sleep(1)');
+    },
+    { storageBusyFirstWaitMs: 500, registry },
+  );
+
+  it('observes the runs of the job, not the waits between them', async function () {
+    this.timeout(30_000);
+    failing.failuresLeft = 3;
+    const started = Date.now();
+    const job = await failing.queue!.add(
+      jobDataOf(commentEvent({ commentId: 'cm-timed' })),
+      webhookJobOptions,
+    );
+    expect(await settled(job)).to.equal('completed');
+    const elapsed = (Date.now() - started) / 1000;
+    const text = await registry.getSingleMetricAsString('tray_worker_job_duration_seconds');
+    const sum = Number(/tray_worker_job_duration_seconds_sum(?:\{[^}]*\})? (\S+)/.exec(text)?.[1]);
+    // Waits of 0.5, 1 and 2 s: the job took at least 3.5 s end to end.
+    expect(elapsed).to.be.at.least(3.5);
+    expect(sum).to.be.greaterThan(0);
+    expect(sum).to.be.below(elapsed - 3.5);
+  });
+});
+
 // `docker compose down`: the worker is told to stop while it applies a job, and the database stops
 // at the same moment. The job meets the outage after the stop: it stays active, to stall and run
 // again elsewhere, and the close does not wait for it until the shutdown's deadline.
