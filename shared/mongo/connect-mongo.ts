@@ -45,17 +45,25 @@ export const stuckHeartbeatMs = heartbeatFrequencyMS + 2 * connectTimeoutMS + 6_
 export async function connectMongo(
   uri: string,
   dbName: string,
-  options: { appName: string; serverSelectionTimeoutMS?: number; logger?: Logger; stuckHeartbeatMs?: number },
+  options: {
+    appName: string;
+    serverSelectionTimeoutMS?: number;
+    logger?: Logger;
+    stuckHeartbeatMs?: number;
+    /** Connections per server, over the URI's and the FerretDB default (a probe's own client: 1). */
+    maxPoolSize?: number;
+  },
 ): Promise<MongoConnection> {
   const settings = {
     appName: options.appName,
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 2_000,
     connectTimeoutMS,
     heartbeatFrequencyMS,
+    ...(options.maxPoolSize === undefined ? {} : { maxPoolSize: options.maxPoolSize }),
   };
   let client = new MongoClient(uri, settings);
   await client.connect();
-  if (!namesPoolSize(uri) && (await isFerretDb(client.db()))) {
+  if (options.maxPoolSize === undefined && !namesPoolSize(uri) && (await isFerretDb(client.db()))) {
     await client.close();
     client = new MongoClient(uri, { ...settings, maxPoolSize: FERRETDB_POOL_SIZE });
     await client.connect();

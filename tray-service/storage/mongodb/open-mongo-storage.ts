@@ -1,4 +1,4 @@
-import { connectMongo, pingMongo } from '../../../shared/mongo/connect-mongo.ts';
+import { connectMongo, pingMongo, type MongoConnection } from '../../../shared/mongo/connect-mongo.ts';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { TrayStorage } from '../port.ts';
 import { createMongoBlockList } from './block-list/mongo-block-list.ts';
@@ -45,7 +45,16 @@ export async function openMongoStorage(
   options: MongoStorageOptions,
 ): Promise<TrayStorage> {
   const connection = await connectMongo(uri, dbName, { appName: options.appName, logger: options.logger });
+  // The ping (readiness, the worker's storage gate) on a connection of its own: behind calls that
+  // hold the whole pool (a busy worker) it would wait for one and read as an outage.
+  let probe: MongoConnection | undefined;
   try {
+    const ping = await connectMongo(uri, dbName, {
+      appName: `${options.appName}-probe`,
+      logger: options.logger,
+      maxPoolSize: 1,
+    });
+    probe = ping;
     const { db } = connection;
     await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
@@ -72,11 +81,13 @@ export async function openMongoStorage(
       inbox: createMongoInbox(db),
       removalOutcomes: createMongoRemovalOutcomes(db),
       purgeExpired: (now) => purgeExpired(db, now),
-      ping: () => pingMongo(db),
-      close: () => connection.close(),
+      ping: () => pingMongo(ping.db),
+      close: async () => {
+        await Promise.all([connection.close(), ping.close()]);
+      },
     };
   } catch (error) {
-    await connection.close();
+    await Promise.all([connection.close(), probe?.close()]);
     throw error;
   }
 }
