@@ -10,7 +10,9 @@ export type RejectReason =
   | 'bad_request'
   | 'spool_unavailable'
   | 'spool_full'
-  | 'spool_late';
+  | 'spool_late'
+  /** A bug, answered 500: counted so an alert on the refusals or the 5xx answers sees it. */
+  | 'internal';
 export type StoredIn = 'queue' | 'spool';
 
 export interface ReceiverMetrics {

@@ -52,6 +52,9 @@ const emptyObject = '{}';
  */
 const SPOOL_DEADLINE_MS = 1_500;
 
+/** At most one warn line per refusal reason in this time. */
+const REFUSAL_LOG_EVERY_MS = 60_000;
+
 /** `write`'s outcome, or 'late' once `deadline` (a performance.now() time) has passed. */
 async function beforeDeadline(write: Promise<void>, deadline: number): Promise<'stored' | 'late'> {
   let timer: NodeJS.Timeout | undefined;
@@ -114,6 +117,24 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   const logFailure = (req: IncomingMessage, err: unknown, message: string, requestId: string) => {
     logger.error({ err, requestId, method: req.method, path: (req.url ?? '').split('?', 1)[0] }, message);
   };
+  // A sender refused for its address or signature (a new egress range, a secret rotated on one side
+  // only) is refused on every delivery until someone looks: the first refusal of each reason is
+  // logged at warn, then at most one line a minute saying how many went unlogged in between.
+  const refusalsLogged = new Map<RejectReason, { at: number; unlogged: number }>();
+  const logRefusal = (reason: RejectReason, error: AppError) => {
+    const at = now().getTime();
+    const last = refusalsLogged.get(reason);
+    if (last && at - last.at < REFUSAL_LOG_EVERY_MS) {
+      last.unlogged += 1;
+      logger.debug({ reason, status: error.status }, 'webhook refused');
+      return;
+    }
+    refusalsLogged.set(reason, { at, unlogged: 0 });
+    logger.warn(
+      { reason, status: error.status, message: error.message, ...(last ? { unlogged: last.unlogged } : {}) },
+      'webhook refused (one line a minute per reason; webhook_rejected_total counts every one)',
+    );
+  };
   // Made once, not per request.
   const refuse = (
     req: IncomingMessage,
@@ -125,7 +146,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     log: string | false = error.status >= 500 ? error.message : false,
   ) => {
     metrics.rejected.inc({ reason });
-    logger.debug({ reason, status: error.status }, 'webhook refused');
+    if (error.status < 500) logRefusal(reason, error);
     const requestId = error.status >= 500 ? requestIdOf(req.headers) : undefined;
     if (log !== false && requestId !== undefined) logFailure(req, error.cause ?? error, log, requestId);
     writeErrorReply(res, securityHeaders, error, requestId);
@@ -224,7 +245,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       // A bug, not a refusal: answered as the error middleware answers any unexpected throw.
       const requestId = requestIdOf(req.headers);
       logFailure(req, error, 'internal error', requestId);
+      metrics.rejected.inc({ reason: 'internal' });
       writeErrorReply(res, securityHeaders, new AppError('INTERNAL', 'internal error'), requestId);
+      ackSeconds(500).observe((performance.now() - started) / 1000);
     }
   };
 }

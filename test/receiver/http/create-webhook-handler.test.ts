@@ -451,11 +451,12 @@ describe('POST /webhooks when the handler itself fails (a bug, not a refusal)', 
         done();
       },
     });
+    const registry = createMetricsRegistry('receiver', false);
     const handler = createWebhookHandler({
       settings: testSettings(),
       enqueue: () => Promise.reject(new Error('not reached')),
       spool: receiver().spool,
-      metrics: createReceiverMetrics(createMetricsRegistry('receiver', false), () => 0),
+      metrics: createReceiverMetrics(registry, () => 0),
       logger: createLogger({ name: 'test', level: 'error', destination }),
       securityHeaders,
       now: () => {
@@ -474,5 +475,59 @@ describe('POST /webhooks when the handler itself fails (a bug, not a refusal)', 
     expect(logged.map((line) => [line.msg, line.requestId])).to.deep.equal([
       ['internal error', res.headers['x-request-id']],
     ]);
+    // And the metrics show it: a 500 on every delivery is what an alert on them must see.
+    expect(await registry.getSingleMetricAsString('webhook_rejected_total')).to.match(
+      /webhook_rejected_total\{reason="internal"[^}]*\} 1/,
+    );
+    expect(await registry.getSingleMetricAsString('webhook_ack_duration_seconds')).to.match(
+      /webhook_ack_duration_seconds_count\{[^}]*status="500"[^}]*\} 1/,
+    );
+  });
+});
+
+// A secret rotated on one side only refuses every delivery: at the default log level an operator
+// must see it without a metrics alert, and a flood of refusals must not flood the log.
+describe('POST /webhooks refused for the same reason over and over', () => {
+  const receiver = useReceiver();
+
+  it('logs the first at warn, then one line a minute per reason with how many went unlogged', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    let clock = Date.parse('2026-12-04T10:00:00Z');
+    const handler = createWebhookHandler({
+      settings: testSettings(),
+      enqueue: () => Promise.reject(new Error('not reached')),
+      spool: receiver().spool,
+      metrics: createReceiverMetrics(createMetricsRegistry('receiver', false), () => 0),
+      logger: createLogger({ name: 'test', level: 'info', destination }),
+      securityHeaders: helmetHeaders(),
+      now: () => new Date(clock),
+    });
+    const listener: RequestListener = (req, res) => void handler(req, res);
+    const refused = async () => {
+      const body = channelDidCreate(`refused-${(counter += 1)}`);
+      await request(listener)
+        .post('/webhooks')
+        .set({ ...signedHeaders(body), 'x-service-signature': 'sha256=' + '0'.repeat(64) })
+        .send(body)
+        .expect(401);
+    };
+    for (let i = 0; i < 3; i++) await refused();
+    clock += 59_000;
+    await refused();
+    clock += 1_000;
+    await refused();
+    const lines = logged.map((line) => [line.level, line.reason, line.unlogged]);
+    expect(lines).to.deep.equal([
+      [40, 'bad_signature', undefined],
+      [40, 'bad_signature', 3],
+    ]);
+    expect(logged[0]).to.not.have.property('signature');
+    expect(JSON.stringify(logged)).to.not.include('0'.repeat(64));
   });
 });
