@@ -60,6 +60,9 @@ async function runCheck(
  * `/readyz` must cost nothing extra under a flood: its result is computed at most once per
  * `cacheMs` (concurrent requests share the run in flight) and says only which check failed.
  */
+/** Where createHealthRouter serves the liveness and the readiness probe. */
+export const PROBE_PATHS = ['/healthz', '/readyz'] as const;
+
 export function createHealthRouter(checks: ReadinessChecks, options: HealthRouterOptions): Router {
   const timeoutMs = options.timeoutMs ?? 1_000;
   const cacheMs = options.cacheMs ?? 1_000;
@@ -94,13 +97,13 @@ export function createHealthRouter(checks: ReadinessChecks, options: HealthRoute
 
   const router = Router();
   router
-    .route('/healthz')
+    .route(PROBE_PATHS[0])
     .get((_req, res) => {
       res.json({ status: 'ok' });
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
   router
-    .route('/readyz')
+    .route(PROBE_PATHS[1])
     .get(async (_req, res) => {
       const { ready, checks: report } = await readiness();
       res.set('Cache-Control', 'no-store');

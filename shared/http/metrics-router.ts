@@ -4,6 +4,9 @@ import { methodNotAllowed } from './error-middleware.ts';
 import { requireMetricsToken, type MetricsAccess } from './metrics-access.ts';
 
 /** A registry per app (not prom-client's global one) so tests can build many apps in one process. */
+/** Where createMetricsRouter serves the metrics. */
+export const METRICS_PATH = '/metrics';
+
 export function createMetricsRegistry(service: string, withDefaults = true): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
@@ -17,7 +20,7 @@ export function createMetricsRouter(registry: Registry, access: MetricsAccess): 
   if (access.kind === 'off') return router;
   const guard = access.kind === 'token' ? [requireMetricsToken(access.token)] : [];
   router
-    .route('/metrics')
+    .route(METRICS_PATH)
     .get(...guard, async (_req, res) => {
       res.set('Content-Type', registry.contentType).send(await registry.metrics());
     })

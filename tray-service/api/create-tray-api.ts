@@ -2,11 +2,11 @@ import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errorMiddleware, methodNotAllowed, notFound } from '../../shared/http/error-middleware.ts';
-import { createHealthRouter } from '../../shared/http/health-router.ts';
+import { createHealthRouter, PROBE_PATHS } from '../../shared/http/health-router.ts';
 import type { MetricsAccess } from '../../shared/http/metrics-access.ts';
 import { jsonInOneWrite } from '../../shared/http/json-in-one-write.ts';
 import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
-import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
+import { createMetricsRouter, METRICS_PATH } from '../../shared/http/metrics-router.ts';
 import type { CorsOrigins } from '../../shared/config/cors-origins.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
@@ -103,6 +103,9 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     ...blockPaths.map((path) => `/block${path}`),
     ...(deps.mounts ?? []).flatMap((mount) => mount.paths),
     '/openapi.json',
+    // Served too: counted by their own paths, not as the unmatched traffic of scanners.
+    ...PROBE_PATHS,
+    METRICS_PATH,
   ]);
   app.use(requestMetrics(deps.registry, routes));
   // Before everything that may answer a page's call (a refused address's 429 included), so the page

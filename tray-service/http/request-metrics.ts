@@ -41,10 +41,13 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     });
+  // Express matches a route in any case and with one trailing slash (not `strict`, not
+  // `case sensitive`): such a request is served, so labelled by the route's own path.
+  const byMatch = new Map([...routes].map((route) => [matchOf(route), route]));
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     // Read now: mounted routers rewrite req.url while they handle the request.
-    const route = routes.has(req.path) ? req.path : 'unmatched';
+    const route = byMatch.get(matchOf(req.path)) ?? 'unmatched';
     // 'close' ends every response (Node emits it after 'finish' too), also one whose client went
     // first, which is how most live streams end (a tab closed, a phone asleep): counted there, once.
     res.once('close', () => {
@@ -64,4 +67,10 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
     });
     next();
   };
+}
+
+/** A path as Express's default routing compares it: any case, without one trailing slash. */
+function matchOf(path: string): string {
+  const lower = path.toLowerCase();
+  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }

@@ -19,7 +19,7 @@ export function createStreamMetrics(registry: Registry, openStreams: () => numbe
   return {
     events: new Counter({
       name: 'tray_stream_events_total',
-      help: 'Server-sent events written to live streams, by event (unread, record, read, cleared, reset)',
+      help: 'Server-sent events written to live streams, by event name (the stream protocol’s fixed set: docs/live-tray.md)',
       labelNames: ['event'],
       registers: [registry],
     }),

@@ -33,7 +33,17 @@ describe('tray API (operations)', () => {
       .set('Authorization', await bearer('metrics-user'))
       .expect(200);
     await request(app).get('/no/such/path/123').expect(404);
+    // The probes are served routes of their own, not the unmatched traffic an operator watches.
+    await request(app).get('/healthz').expect(200);
+    await request(app).get('/metrics').expect(200);
     const res = await request(app).get('/metrics').expect(200);
+    expect(res.text).to.match(
+      /tray_api_requests_total\{method="GET",route="\/healthz",status="200"[^}]*\} 1/,
+    );
+    expect(res.text).to.match(
+      /tray_api_requests_total\{method="GET",route="\/metrics",status="200"[^}]*\} 1/,
+    );
+    expect(res.text).not.to.match(/route="unmatched",status="200"/);
     expect(res.text).to.match(
       /tray_api_requests_total\{method="GET",route="\/notifications\/v3",status="200"[^}]*\} 1/,
     );
