@@ -60,7 +60,10 @@ const runsWorker = config.TRAY_ROLE !== 'api';
 // The whole configuration is checked before anything is loaded or logged: a bad value is the one
 // line the process prints.
 // API token keys: exactly one key source, checked before anything connects (the API needs them).
-const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
+// A worker needs none, but checks those set as the API would: one environment file may serve every
+// role, and a worker started to try it must not pass what the API processes then refuse.
+const jwtKeySet = config.JWT_SECRET ?? config.JWT_PUBLIC_KEY ?? config.JWT_JWKS_URL;
+const jwtConfig = runsApi || jwtKeySet !== undefined ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
 // Admin credentials: ADMIN_TOKEN and/or admin JWTs with their own audience and issuer, never a
 // user token's claims (docs/operations.md#admin-authentication).
 const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
@@ -303,7 +306,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   };
 }
 
-const api = jwtConfig ? await startApi(jwtConfig) : undefined;
+const api = runsApi && jwtConfig ? await startApi(jwtConfig) : undefined;
 // A worker-only process still answers operators: health, readiness and metrics.
 const app =
   api?.app ??

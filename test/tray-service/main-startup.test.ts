@@ -72,6 +72,23 @@ describe('tray-service/main.ts start-up', function () {
     expect(lines[0]).to.match(/^Invalid configuration: JWT_SECRET: /);
   });
 
+  // One environment file may serve every role: a worker started to try it must refuse the token
+  // keys the API processes would then refuse, not start cleanly.
+  it('a worker-only process checks the token variables that are set as the API does', async () => {
+    const env = trayEnv({
+      DATABASE_URL: postgres.url,
+      REDIS_URL: testStack().redisUrl,
+      TRAY_PORT: String(await freePort()),
+      TRAY_ROLE: 'worker',
+      JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+    });
+    const result = await runScript('tray-service/main.ts', [], env);
+    expect(result.code).to.equal(1);
+    expect(`${result.stdout}${result.stderr}`).to.match(
+      /Invalid configuration: JWT_SECRET, JWT_JWKS_URL: set exactly one of/,
+    );
+  });
+
   it('waits for a database that is not up yet, naming DATABASE_URL, and starts once it answers', async () => {
     const port = await freePort();
     const url = new URL(postgres.url);
