@@ -9,9 +9,10 @@ import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { ADMIN_TOKEN, adminApp, sessionCookie } from './admin-fixtures.ts';
 
 /** The directives of a Content-Security-Policy header, by name. */
+/** The policy's directives by name; an answer without a policy fails (its absence is no pass). */
 const directives = (csp: unknown) =>
   new Map(
-    String(csp)
+    (expect(csp, 'Content-Security-Policy').to.be.a('string'), String(csp))
       .split(';')
       .map((part) => part.trim())
       .filter((part) => part !== '')

@@ -93,11 +93,14 @@ describe('tray API (operations)', () => {
   // proxy), it sends them to an https port nobody serves. Over https (directly, or at a proxy
   // TRUST_PROXY trusts) it stays.
   describe('the Content-Security-Policy and https (the demo page and every answer)', () => {
-    const upgrades = (csp: unknown) =>
-      String(csp)
+    // A policy that is there, with or without the directive: an answer without one fails.
+    const upgrades = (csp: unknown) => {
+      expect(csp, 'Content-Security-Policy').to.be.a('string').that.includes("default-src 'self'");
+      return String(csp)
         .split(';')
         .map((part) => part.trim())
         .includes('upgrade-insecure-requests');
+    };
     /** The CSP of each answer, by path: the demo page, its script, the OpenAPI document, a 401. */
     const answers = async (trustProxy: string[], headers: Record<string, string>) => {
       const app = api.app({
