@@ -53,6 +53,13 @@ const UNREACHABLE_CODES = new Set([
   'MASTERDOWN',
   'CLUSTERDOWN',
   'TRYAGAIN',
+  // Writes refused for now: full under noeviction (the queue grew during a worker outage), a
+  // primary demoted by a failover (the connection is dropped and made again: create-redis.ts),
+  // snapshots failing to persist (stop-writes-on-bgsave-error). A permission (NOPERM) is no
+  // "not now": it stays a 500 until an operator changes the ACL.
+  'OOM',
+  'READONLY',
+  'MISCONF',
   // A call the hung-Redis breaker cut short, or refused while an earlier one is unanswered.
   'REDIS_TIMEOUT',
   'REDIS_UNANSWERED',

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../../../scripts/lib/local-servers.ts';
+import { Redis } from 'ioredis';
+import { freePort, startRedis } from '../../../scripts/lib/local-servers.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import {
   describeRedisFailure,
@@ -71,6 +75,36 @@ describe('shared/redis redis-failure', () => {
     } finally {
       nobody.disconnect();
       live.disconnect();
+    }
+  });
+
+  // A Redis full under the required noeviction policy (a worker outage grows the queue), or a
+  // primary demoted by a failover, refuses writes for now: a ticket, a stream slot or an admin
+  // session then answered 500 and was logged as a bug, not 503 with Retry-After.
+  it('takes a write refused for now (OOM, READONLY) for Redis unavailable', async function () {
+    this.timeout(30_000);
+    const dir = mkdtempSync(join(tmpdir(), 'redis-refusing-'));
+    const [full, replica] = await Promise.all([
+      startRedis({ dir: join(dir, 'full') }),
+      startRedis({ dir: join(dir, 'replica') }),
+    ]);
+    const admin = new Redis(full.url);
+    const toReplica = new Redis(replica.url);
+    try {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', '1');
+      const oom = await failureOf(() => admin.set('redis-failure:full', 'x'));
+      expect(String(oom)).to.match(/OOM/);
+      expect(isRedisUnavailable(oom)).to.equal(true);
+      await toReplica.call('REPLICAOF', '127.0.0.1', String(new URL(full.url).port));
+      const readonly = await failureOf(() => toReplica.set('redis-failure:replica', 'x'));
+      expect(String(readonly)).to.match(/READONLY/);
+      expect(isRedisUnavailable(readonly)).to.equal(true);
+    } finally {
+      admin.disconnect();
+      toReplica.disconnect();
+      await Promise.all([full.stop(), replica.stop()]);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
