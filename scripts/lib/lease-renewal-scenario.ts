@@ -1,6 +1,7 @@
 import { createRedis } from '../../shared/redis/create-redis.ts';
 import { REDIS_CALL_BUDGET_MS } from '../../shared/redis/hung-redis-breaker.ts';
-import { renewLeases, RENEWALS_IN_FLIGHT } from '../../tray-service/live/renew-leases.ts';
+import { CALLS_IN_FLIGHT } from '../../tray-service/live/in-flight-batches.ts';
+import { renewLeases } from '../../tray-service/live/renew-leases.ts';
 import { createStreamSlots } from '../../tray-service/live/stream-slots.ts';
 
 const ROUNDS = 3;
@@ -12,7 +13,7 @@ const SEED_BATCH = 1_000;
 
 /**
  * What one instance's heartbeat asks of Redis: it renews every open stream's lease (stream-hub.ts,
- * renewLeases: RENEWALS_IN_FLIGHT at a time). For each count, that many leases in Redis, renewed
+ * renewLeases: CALLS_IN_FLIGHT at a time). For each count, that many leases in Redis, renewed
  * that way three times, then once all at once (as heartbeats did before): how long a round took
  * and how many renewals failed (one past the Redis call budget fails, and trips the breaker every
  * other call of the connection shares). Baseline: as many bare ZADDs, the lease's own write, sent
@@ -62,7 +63,7 @@ export async function leaseRenewalScenario(
       const baselineMs = performance.now() - baseline;
       const spans = rounds.map((one) => one.ms);
       lines.push(
-        `renewals: ${count} leases, ${RENEWALS_IN_FLIGHT} in flight, ${ROUNDS} rounds: ${(Math.min(...spans) / 1000).toFixed(2)}-` +
+        `renewals: ${count} leases, ${CALLS_IN_FLIGHT} in flight, ${ROUNDS} rounds: ${(Math.min(...spans) / 1000).toFixed(2)}-` +
           `${(Math.max(...spans) / 1000).toFixed(2)} s a round, failed ${rounds.map((one) => one.failed).join(', ')};` +
           ` all at once: ${(allMs / 1000).toFixed(2)} s, failed ${allFailed} (a call's budget: ${REDIS_CALL_BUDGET_MS / 1000} s);` +
           ` baseline ${count} bare ZADDs at once ${(baselineMs / 1000).toFixed(2)} s`,

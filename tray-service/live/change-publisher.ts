@@ -3,8 +3,9 @@ import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
+import { inFlightBatches } from './in-flight-batches.ts';
 import { changesOf, lostSince, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
-import { createLostChanges } from './lost-changes.ts';
+import { createLostChanges, type LostChanges } from './lost-changes.ts';
 import { createRemovalLog, REMOVAL_KEEP_MS } from './removal-log.ts';
 import type { RemovedRecord } from '../storage/port.ts';
 
@@ -55,6 +56,8 @@ export interface ChangePublisherOptions {
   now?: () => number;
   /** Removed records kept in memory while Redis is out of reach (tests shorten it). */
   maxUnloggedRemovals?: number;
+  /** Where lost changes are stored (tests count its calls); by default in `redis` under `prefix`. */
+  lost?: LostChanges;
 }
 
 /** The first wait before lost changes are resynced; doubled while Redis stays out of reach. */
@@ -88,7 +91,7 @@ export function createChangePublisher(
   options: ChangePublisherOptions = {},
 ): ChangePublisher {
   const now = options.now ?? Date.now;
-  const lost = createLostChanges(redis, prefix);
+  const lost = options.lost ?? createLostChanges(redis, prefix);
   const removals = createRemovalLog(redis, prefix);
   // As createChangeAnnouncer's: what a hung Redis cuts short is owed.
   const guarded = guardedRedis(redis, logger);
@@ -156,7 +159,9 @@ export function createChangePublisher(
       // Stored first: a stream resuming once the resync has gone out finds it, and the removals.
       for (const batch of removed) await removals.record(batch.records, batch.at);
       const at = now();
-      await Promise.all(due.map((change) => lost.record(change.userId, lostSince(change, at), at)));
+      // A batch at a time: an outage during large fan-outs leaves tens of thousands owed, and sent
+      // at once the later calls ran past their budget, so the resync failed, the same size, for good.
+      await inFlightBatches(due, (change) => lost.record(change.userId, lostSince(change, at), at));
     } catch (error) {
       logger.warn({ err: (error as Error).message, users: due.length }, 'lost live changes not resynced yet');
       // Logged again in full next time, before what failed since: a removal logged twice keeps

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
-import { renewLeases, RENEWALS_IN_FLIGHT } from '../../../tray-service/live/renew-leases.ts';
+import { CALLS_IN_FLIGHT } from '../../../tray-service/live/in-flight-batches.ts';
+import { renewLeases } from '../../../tray-service/live/renew-leases.ts';
 import { createStreamSlots, type StreamSlots } from '../../../tray-service/live/stream-slots.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -8,7 +9,7 @@ import { testStack } from '../../support/test-stack.ts';
 describe('live/renew-leases', () => {
   // Sent all at once, a heartbeat's renewals of tens of thousands of streams queued behind each
   // other past a Redis call's budget, failed, and tripped the breaker other calls share.
-  it('renews every lease with at most RENEWALS_IN_FLIGHT in flight, and names those a newer stream took', async () => {
+  it('renews every lease with at most CALLS_IN_FLIGHT in flight, and names those a newer stream took', async () => {
     const redis = createRedis(testStack().redisUrl);
     const at = Date.now();
     const slots = createStreamSlots(redis, {
@@ -18,7 +19,7 @@ describe('live/renew-leases', () => {
       now: () => at,
     });
     try {
-      const count = RENEWALS_IN_FLIGHT * 2 + 500;
+      const count = CALLS_IN_FLIGHT * 2 + 500;
       const leases = Array.from({ length: count }, (_, i) => ({ userId: `u${i}`, streamId: `s${i}` }));
       await Promise.all(leases.map((lease) => slots.acquire(lease.userId, lease.streamId)));
       // Two users' streams replaced by newer ones (limit 1): their renewals say so.
@@ -42,7 +43,7 @@ describe('live/renew-leases', () => {
       const replaced: number[] = [];
       expect(await renewLeases(counting, leases, (index) => replaced.push(index))).to.equal(0);
       expect(renewed).to.equal(count);
-      expect(most).to.equal(RENEWALS_IN_FLIGHT);
+      expect(most).to.equal(CALLS_IN_FLIGHT);
       expect(replaced.sort((a, b) => a - b)).to.deep.equal([7, count - 1]);
     } finally {
       redis.disconnect();
