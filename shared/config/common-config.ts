@@ -20,8 +20,9 @@ export const commonShape = {
     })
     .optional(),
   /**
-   * Prefix of every bull key in Redis; lets several deployments (or test suites) share one Redis.
-   * Braces are allowed for a cluster's hash tag, e.g. `{bull}`.
+   * Prefix of every bull key in Redis: the queues of several deployments (or test suites) on one
+   * Redis; the tray's other prefixes must differ too (docs/configuration.md). Braces are allowed
+   * for a cluster's hash tag, e.g. `{bull}`.
    */
   QUEUE_PREFIX: z
     .string()
