@@ -5,6 +5,7 @@ import {
   type WebhookJobData,
   type WebhookSignatureScheme,
 } from '../../shared/queue/webhook-queue.ts';
+import type { RedisTarget } from '../../shared/redis/redis-target.ts';
 
 /** One verified event, as the receiver queued it (docs/starter-kit.md, "The job contract"). */
 export interface WebhookEvent {
@@ -37,21 +38,44 @@ export interface WebhookEvent {
  */
 export type HandleEvent = (event: WebhookEvent) => Promise<void> | void;
 
+/** An attempt that threw; `final` when it was the job's last (it is in the failed set then). */
+export interface FailedEvent {
+  readonly event: WebhookEvent;
+  readonly error: Error;
+  readonly final: boolean;
+}
+
 export interface ConsumerOptions {
-  /** The receiver's Redis (its REDIS_URL). */
-  redisUrl: string;
+  /**
+   * The receiver's Redis: its REDIS_URL, or the cluster it uses (REDIS_CLUSTER_NODES:
+   * `withRedisTarget` in shared/config/common-config.ts makes either from the environment).
+   */
+  redis: RedisTarget;
   /** The receiver's QUEUE_PREFIX (default `bull`). */
   prefix: string;
   /** Jobs handled at once by this process. */
   concurrency?: number;
   queueName?: string;
+  /**
+   * Told of each attempt that threw. A final one is in the failed set, where nothing runs it again
+   * until someone replays it (`npm run replay -- failed`): say so where you will see it.
+   */
+  onFailed?: (failure: FailedEvent) => void;
 }
 
 export interface RunningConsumer {
   readonly queue: Bull.Queue<WebhookJobData>;
-  /** Stops taking jobs, waits for the ones in progress, and closes the connections. */
-  close(): Promise<void>;
+  /**
+   * Stops taking jobs, waits for the ones in progress (at most `deadlineMs`, 8 s by default: within
+   * an orchestrator's usual 10 s grace), and closes the connections. Answers `timed out` when a job
+   * was still running at the deadline: it was left active, and bull runs it again (as a stalled job)
+   * on a consumer that is running, so make `handle` idempotent on `key`.
+   */
+  close(deadlineMs?: number): Promise<'closed' | 'timed out'>;
 }
+
+/** How long close waits for the jobs in progress by default. */
+export const CLOSE_DEADLINE_MS = 8_000;
 
 /**
  * Takes the receiver's jobs from its bull queue and hands each event to `handle`. The queue is
@@ -61,23 +85,51 @@ export interface RunningConsumer {
  */
 export function startConsumer(options: ConsumerOptions, handle: HandleEvent): RunningConsumer {
   const queue = createWebhookQueue(
-    { redis: options.redisUrl, prefix: options.prefix },
+    { redis: options.redis, prefix: options.prefix },
     options.queueName ?? WEBHOOK_QUEUE_NAME,
   );
   // process() rejects when its connection fails to start (a refused password, say): hand that to
   // the queue's `error` listeners with the connections' own errors, instead of an unhandled rejection.
   const processing = queue.process(options.concurrency ?? 4, async (job) => {
-    await handle({
-      event: job.data.event,
-      data: job.data.data,
-      key: job.data.dedupeKey,
-      webhook: job.data.webhook,
-      // A job queued by a receiver from before schemes was the platform's.
-      scheme: job.data.scheme ?? 'platform',
-      receivedAt: new Date(job.data.receivedAt),
-      attempt: job.attemptsMade + 1,
-    });
+    const event = eventOf(job);
+    try {
+      await handle(event);
+    } catch (error) {
+      const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      options.onFailed?.({ event, error: error instanceof Error ? error : new Error(String(error)), final });
+      throw error;
+    }
   });
   processing.catch((error: unknown) => queue.emit('error', error));
-  return { queue, close: () => queue.close() };
+  return {
+    queue,
+    async close(deadlineMs = CLOSE_DEADLINE_MS) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'timed out'>((resolve) => {
+        timer = setTimeout(() => resolve('timed out'), deadlineMs);
+      });
+      try {
+        const outcome = await Promise.race([queue.close().then(() => 'closed' as const), late]);
+        // The close still waits for the job: its connections go instead (bull's own disconnect,
+        // untyped), so the job's lock lapses and a running consumer takes it again.
+        if (outcome === 'timed out') await (queue as unknown as { disconnect(): Promise<void> }).disconnect();
+        return outcome;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+function eventOf(job: Bull.Job<WebhookJobData>): WebhookEvent {
+  return {
+    event: job.data.event,
+    data: job.data.data,
+    key: job.data.dedupeKey,
+    webhook: job.data.webhook,
+    // A job queued by a receiver from before schemes was the platform's.
+    scheme: job.data.scheme ?? 'platform',
+    receivedAt: new Date(job.data.receivedAt),
+    attempt: job.attemptsMade + 1,
+  };
 }

@@ -43,7 +43,7 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
   describe('with signed deliveries accepted by the receiver', () => {
     it('hands each event to the user function once, with its name, payload, key, webhook and time', async () => {
       const seen: WebhookEvent[] = [];
-      consumer = startConsumer({ redisUrl: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
+      consumer = startConsumer({ redis: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
         seen.push(event);
       });
       const bodies = [channelDidCreate('consumer-1'), channelDidCreate('consumer-2')];
@@ -69,7 +69,7 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
   describe('with a Standard Webhooks sender beside the platform', () => {
     it('tells which scheme verified each event, so a handler can tell the senders apart', async () => {
       const seen: WebhookEvent[] = [];
-      consumer = startConsumer({ redisUrl: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
+      consumer = startConsumer({ redis: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
         seen.push(event);
       });
       const body = standardEvent('inv-consumer');
@@ -83,7 +83,7 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
     it('the job is retried with backoff and the event comes again, as attempt 2', async () => {
       const attempts: number[] = [];
       const times: number[] = [];
-      consumer = startConsumer({ redisUrl: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
+      consumer = startConsumer({ redis: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
         attempts.push(event.attempt);
         times.push(performance.now());
         if (event.attempt === 1) throw new Error('downstream unavailable');
@@ -100,6 +100,60 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
       await waitFor(async () => (await queue.getCompletedCount()) > completedBefore, 5_000, 'the completion');
       expect(await queue.getCompletedCount()).to.equal(completedBefore + 1);
       expect(await queue.getFailedCount()).to.equal(0);
+    });
+  });
+
+  // A handler that kept throwing spent its 20 attempts in minutes and its job went to the failed set
+  // in silence: nothing told the customer there was something to replay.
+  describe('when the user function throws on every attempt', () => {
+    it('tells onFailed of each attempt, the last one as final', async () => {
+      const failures: { attempt: number; final: boolean; message: string }[] = [];
+      consumer = startConsumer(
+        {
+          redis: testStack().redisUrl,
+          prefix: receiver().prefix,
+          onFailed: ({ event, error, final }) =>
+            failures.push({ attempt: event.attempt, final, message: error.message }),
+        },
+        () => {
+          throw new Error('downstream refuses it');
+        },
+      );
+      // Two attempts 10 ms apart, rather than the receiver's 20 over minutes.
+      await consumer.queue.add(
+        {
+          dedupeKey: 'consumer-always-fails',
+          webhook: 'default',
+          scheme: 'platform',
+          receivedAt: new Date().toISOString(),
+          event: 'channel.didCreate',
+          data: {},
+        },
+        { jobId: 'consumer-always-fails', attempts: 2, backoff: { type: 'fixed', delay: 10 } },
+      );
+      await waitFor(() => failures.length >= 2, 10_000, 'both attempts');
+      expect(failures).to.deep.equal([
+        { attempt: 1, final: false, message: 'downstream refuses it' },
+        { attempt: 2, final: true, message: 'downstream refuses it' },
+      ]);
+    });
+  });
+
+  // bull's close waits for the jobs in progress without a limit: a hung handler kept the process
+  // up after SIGTERM until the orchestrator killed it.
+  describe('closing while the user function hangs', () => {
+    it('answers `timed out` at the deadline instead of waiting for the job', async () => {
+      let started = false;
+      consumer = startConsumer({ redis: testStack().redisUrl, prefix: receiver().prefix }, () => {
+        started = true;
+        return new Promise<void>(() => undefined);
+      });
+      await deliver(channelDidCreate('consumer-hangs'));
+      await waitFor(() => started, 10_000, 'the job to start');
+      const closing = performance.now();
+      expect(await consumer.close(300)).to.equal('timed out');
+      expect(performance.now() - closing, 'ms to close').to.be.below(5_000);
+      consumer = undefined;
     });
   });
 

@@ -22,9 +22,10 @@ import { warnVolatileRedis } from '../../../receiver/store/warn-volatile-redis.t
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
-import { cleanEnv, runScript } from '../../support/run-script.ts';
+import { cleanEnv, runScript, startScript } from '../../support/run-script.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 const job = (key: string): WebhookJobData => ({
   dedupeKey: key,
@@ -396,6 +397,27 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const queue = createWebhookQueue({ redis: local.target, prefix });
       queues.push(queue);
       expect(await queue.getJobCounts()).to.deep.include({ waiting: 1, failed: 0 });
+    });
+  });
+
+  // A customer running only the receiver on a cluster, with the example consumer behind it: the
+  // consumer read REDIS_URL alone and retried a node that was never there, processing nothing.
+  describe('examples/consumer/main.ts with REDIS_CLUSTER_NODES', () => {
+    it('takes the receiver’s jobs from the cluster', async () => {
+      const prefix = taggedPrefix();
+      const queue = createWebhookQueue({ redis: local.target, prefix });
+      queues.push(queue);
+      const { child, output } = await startScript(
+        'examples/consumer/main.ts',
+        cleanEnv({ REDIS_CLUSTER_NODES: local.cluster.seeds, QUEUE_PREFIX: prefix }),
+        /consuming webhook-events/,
+      );
+      try {
+        await queue.add(job('on-the-cluster'), { jobId: 'on-the-cluster' });
+        await waitFor(() => output().includes('on-the-cluster (attempt 1)'), 15_000, 'the line');
+      } finally {
+        child.kill('SIGTERM');
+      }
     });
   });
 
