@@ -5,16 +5,24 @@ import type { TrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
 import { createDeliveryDecider, readBody } from '../../receiver/decision/create-delivery-decider.ts';
 import { readRawBody } from '../../receiver/http/read-raw-body.ts';
 import { webhookPathMatcher } from '../../receiver/http/webhook-path-matcher.ts';
-import type { WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
+import type { SignatureScheme, WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
 import { AppError, errorBody } from '../../shared/errors/app-error.ts';
 
 /** A verified event, as your function receives it. */
 export interface VerifiedEvent {
   /** The webhook whose secret signed it (its name in WEBHOOK_SECRETS). */
   readonly webhook: string;
+  /** The scheme that verified it: the platform's, or Standard Webhooks (another sender's). */
+  readonly scheme: SignatureScheme;
   readonly event: string;
   readonly data: Record<string, unknown>;
-  /** The delivery's dedupe key: a redelivery has the same one, so do each key's work once. */
+  /**
+   * The delivery's dedupe key: a redelivery has the same one, so do each key's work once, and keep
+   * the keys at least twice the timestamp tolerance and a second (601 s by default), or a replayed
+   * Standard Webhooks delivery is taken again while its signature is still accepted. Except a join,
+   * leave or profile update without `data.createdAt`, keyed once per delivery (docs/starter-kit.md):
+   * apply those as the latest state.
+   */
   readonly key: string;
 }
 
@@ -93,10 +101,10 @@ export async function startOwnServer(
     // 4-5. Signature, envelope.
     const verdict = decider.judge(body, req.headers);
     if (verdict.verdict === 'refuse') return refuse(res, new AppError(verdict.kind, verdict.message));
-    const { webhook, envelope, dedupeKey: key } = verdict;
+    const { webhook, scheme, envelope, dedupeKey: key } = verdict;
     try {
       const data = JSON.parse(envelope.dataJson) as Record<string, unknown>;
-      await handle({ webhook, event: envelope.event, data, key });
+      await handle({ webhook, scheme, event: envelope.event, data, key });
     } catch {
       return refuse(res, new AppError('UNAVAILABLE', 'the event could not be handled; retry later'));
     }

@@ -52,7 +52,7 @@ describe('the own-server example (examples/own-server): the verification core in
   const post = (body: string, headers: Record<string, string>) =>
     fetch(`http://127.0.0.1:${server?.port}/webhooks`, { method: 'POST', headers, body });
 
-  it('hands on a platform delivery with its webhook, event, data and the body’s SHA-256 as key; answers 200 {}', async () => {
+  it('hands on a platform delivery with its webhook, scheme, event, data and the body’s SHA-256 as key; answers 200 {}', async () => {
     const body = channelDidCreate('own-server-1');
     const res = await post(body, signedHeaders(body));
     expect(res.status).to.equal(200);
@@ -60,6 +60,7 @@ describe('the own-server example (examples/own-server): the verification core in
     expect(seen).to.deep.equal([
       {
         webhook: 'eu',
+        scheme: 'platform',
         event: 'channel.didCreate',
         data: JSON.parse(body).data,
         key: createHash('sha256').update(body).digest('hex'),
@@ -73,6 +74,7 @@ describe('the own-server example (examples/own-server): the verification core in
     expect(seen).to.deep.equal([
       {
         webhook: 'billing',
+        scheme: 'standard-webhooks',
         event: 'invoice.paid',
         data: JSON.parse(body),
         key: messageKey('billing', 'msg_own_2'),
