@@ -85,6 +85,13 @@ const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
 );
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
+// A key set fetched from an identity provider may sign tokens for its other apps and tenants too,
+// with the same audience at times: only the issuer says a token is this deployment's.
+if (runsApi && jwtConfig?.source.kind === 'jwks' && jwtConfig.issuer === undefined)
+  logger.warn(
+    { variable: 'JWT_ISSUER' },
+    "JWT_JWKS_URL without JWT_ISSUER: any token the key set signs for JWT_AUDIENCE is accepted, whichever issuer made it; set JWT_ISSUER to your provider's",
+  );
 const registry = createMetricsRegistry('tray-service');
 // The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to
 // date. A database not answering yet (started beside this process, restarting) is waited for, up

@@ -89,6 +89,26 @@ describe('tray-service/main.ts start-up', function () {
     );
   });
 
+  // One provider's key set signs tokens for its other apps and tenants too: without the issuer,
+  // a token made for another of them with the same audience would act as a user here.
+  it('warns when tokens come from a key set (JWKS) and no issuer is required', async () => {
+    const env = trayEnv({
+      DATABASE_URL: postgres.url,
+      REDIS_URL: testStack().redisUrl,
+      TRAY_PORT: String(await freePort()),
+      JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      JWT_AUDIENCE: 'tray',
+    });
+    delete env.JWT_SECRET;
+    const started = await startScript('tray-service/main.ts', env, /JWT_JWKS_URL without JWT_ISSUER/);
+    child = started.child;
+    const line = started
+      .output()
+      .split('\n')
+      .find((one) => one.includes('JWT_JWKS_URL without JWT_ISSUER'));
+    expect(JSON.parse(line ?? '{}')).to.include({ level: 40, variable: 'JWT_ISSUER' });
+  });
+
   it('waits for a database that is not up yet, naming DATABASE_URL, and starts once it answers', async () => {
     const port = await freePort();
     const url = new URL(postgres.url);
