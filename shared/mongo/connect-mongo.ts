@@ -52,6 +52,13 @@ export async function connectMongo(
     stuckHeartbeatMs?: number;
     /** Connections per server, over the URI's and the FerretDB default (a probe's own client: 1). */
     maxPoolSize?: number;
+    /**
+     * A probe's own client: how long one command may wait on its socket, and for a connection of
+     * the pool. Without them a command that never got its answer held a small pool for good, and
+     * every later probe waited behind it, reading a database that answered again as down.
+     */
+    socketTimeoutMS?: number;
+    waitQueueTimeoutMS?: number;
   },
 ): Promise<MongoConnection> {
   const settings = {
@@ -60,6 +67,8 @@ export async function connectMongo(
     connectTimeoutMS,
     heartbeatFrequencyMS,
     ...(options.maxPoolSize === undefined ? {} : { maxPoolSize: options.maxPoolSize }),
+    ...(options.socketTimeoutMS === undefined ? {} : { socketTimeoutMS: options.socketTimeoutMS }),
+    ...(options.waitQueueTimeoutMS === undefined ? {} : { waitQueueTimeoutMS: options.waitQueueTimeoutMS }),
   };
   let client = new MongoClient(uri, settings);
   await client.connect();

@@ -52,7 +52,11 @@ export async function openMongoStorage(
     const ping = await connectMongo(uri, dbName, {
       appName: `${options.appName}-probe`,
       logger: options.logger,
-      maxPoolSize: 1,
+      // Two: readiness and the worker's gate may ask at once. Each ping is bounded, so one that
+      // lost its answer (a server going down mid-command) frees its connection for the next.
+      maxPoolSize: 2,
+      socketTimeoutMS: 5_000,
+      waitQueueTimeoutMS: 2_000,
     });
     probe = ping;
     const { db } = connection;
