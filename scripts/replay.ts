@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { listInstances } from '../receiver/spool/instance-folders.ts';
 import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
-import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
+import { queueRedisShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { receiverShape } from '../receiver/receiver-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
 import { DECISIONS_QUEUE_NAME } from '../tray-service/moderation/decision-delivery.ts';
@@ -132,9 +132,7 @@ async function main(): Promise<number> {
   }
   const env = withRedisTarget(
     scriptEnv({
-      REDIS_URL: commonShape.REDIS_URL,
-      REDIS_CLUSTER_NODES: commonShape.REDIS_CLUSTER_NODES,
-      QUEUE_PREFIX: commonShape.QUEUE_PREFIX,
+      ...queueRedisShape,
       WEBHOOK_DEDUPE_SECONDS: receiverShape.WEBHOOK_DEDUPE_SECONDS,
     }),
   );

@@ -1,4 +1,4 @@
-import { commonShape, withRedisTarget } from '../../shared/config/common-config.ts';
+import { queueRedisShape, withRedisTarget } from '../../shared/config/common-config.ts';
 import { loadOrExit } from '../../shared/config/load-or-exit.ts';
 import { parseEnv } from '../../shared/config/parse-env.ts';
 import { describeRedisFailure, isRedisAuthError } from '../../shared/redis/redis-failure.ts';
@@ -16,18 +16,7 @@ const handle = (event: WebhookEvent) => {
 };
 
 // The receiver's Redis as the receiver reads it: REDIS_URL, or a cluster (REDIS_CLUSTER_NODES).
-const config = loadOrExit(() =>
-  withRedisTarget(
-    parseEnv(
-      {
-        REDIS_URL: commonShape.REDIS_URL,
-        REDIS_CLUSTER_NODES: commonShape.REDIS_CLUSTER_NODES,
-        QUEUE_PREFIX: commonShape.QUEUE_PREFIX,
-      },
-      process.env,
-    ),
-  ),
-);
+const config = loadOrExit(() => withRedisTarget(parseEnv(queueRedisShape, process.env)));
 const consumer = startConsumer(
   {
     redis: config.redis,

@@ -31,6 +31,13 @@ export const commonShape = {
   LOG_LEVEL: logLevel,
 };
 
+/** The variables naming the queue's Redis, for a tool that reads only those (withRedisTarget). */
+export const queueRedisShape = {
+  REDIS_URL: commonShape.REDIS_URL,
+  REDIS_CLUSTER_NODES: commonShape.REDIS_CLUSTER_NODES,
+  QUEUE_PREFIX: commonShape.QUEUE_PREFIX,
+};
+
 /**
  * Adds `redis`, the one Redis target every connection is made from: the cluster when
  * REDIS_CLUSTER_NODES is set, otherwise REDIS_URL. On a cluster, QUEUE_PREFIX must carry a hash

@@ -53,6 +53,9 @@ async function runCheck(
   }
 }
 
+/** Where createHealthRouter serves the liveness and the readiness probe. */
+export const PROBE_PATHS = ['/healthz', '/readyz'] as const;
+
 /**
  * `/healthz`: the process is alive (no dependency checks, so an orchestrator does not restart a
  * healthy process because Redis blinked). `/readyz`: every dependency answers; 503 otherwise.
@@ -60,9 +63,6 @@ async function runCheck(
  * `/readyz` must cost nothing extra under a flood: its result is computed at most once per
  * `cacheMs` (concurrent requests share the run in flight) and says only which check failed.
  */
-/** Where createHealthRouter serves the liveness and the readiness probe. */
-export const PROBE_PATHS = ['/healthz', '/readyz'] as const;
-
 export function createHealthRouter(checks: ReadinessChecks, options: HealthRouterOptions): Router {
   const timeoutMs = options.timeoutMs ?? 1_000;
   const cacheMs = options.cacheMs ?? 1_000;

@@ -3,10 +3,10 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { methodNotAllowed } from './error-middleware.ts';
 import { requireMetricsToken, type MetricsAccess } from './metrics-access.ts';
 
-/** A registry per app (not prom-client's global one) so tests can build many apps in one process. */
 /** Where createMetricsRouter serves the metrics. */
 export const METRICS_PATH = '/metrics';
 
+/** A registry per app (not prom-client's global one) so tests can build many apps in one process. */
 export function createMetricsRegistry(service: string, withDefaults = true): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });

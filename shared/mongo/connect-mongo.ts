@@ -50,15 +50,13 @@ export async function connectMongo(
     serverSelectionTimeoutMS?: number;
     logger?: Logger;
     stuckHeartbeatMs?: number;
-    /** Connections per server, over the URI's and the FerretDB default (a probe's own client: 1). */
-    maxPoolSize?: number;
     /**
-     * A probe's own client: how long one command may wait on its socket, and for a connection of
-     * the pool. Without them a command that never got its answer held a small pool for good, and
-     * every later probe waited behind it, reading a database that answered again as down.
+     * A pool of its own, over the URI's and the FerretDB default: a probe's client, a few
+     * connections whose commands wait a bounded time on their socket and for a connection (without
+     * that, a command that never got its answer held a small pool for good, and every later probe
+     * waited behind it, reading a database that answered again as down).
      */
-    socketTimeoutMS?: number;
-    waitQueueTimeoutMS?: number;
+    pool?: { maxPoolSize: number; socketTimeoutMS: number; waitQueueTimeoutMS: number };
   },
 ): Promise<MongoConnection> {
   const settings = {
@@ -66,13 +64,11 @@ export async function connectMongo(
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 2_000,
     connectTimeoutMS,
     heartbeatFrequencyMS,
-    ...(options.maxPoolSize === undefined ? {} : { maxPoolSize: options.maxPoolSize }),
-    ...(options.socketTimeoutMS === undefined ? {} : { socketTimeoutMS: options.socketTimeoutMS }),
-    ...(options.waitQueueTimeoutMS === undefined ? {} : { waitQueueTimeoutMS: options.waitQueueTimeoutMS }),
+    ...options.pool,
   };
   let client = new MongoClient(uri, settings);
   await client.connect();
-  if (options.maxPoolSize === undefined && !namesPoolSize(uri) && (await isFerretDb(client.db()))) {
+  if (options.pool === undefined && !namesPoolSize(uri) && (await isFerretDb(client.db()))) {
     await client.close();
     client = new MongoClient(uri, { ...settings, maxPoolSize: FERRETDB_POOL_SIZE });
     await client.connect();

@@ -39,6 +39,14 @@ const fatalLines = (stdout: string) => stdout.split('\n').filter((line) => line.
 describe('tray-service/main.ts start-up', function () {
   this.timeout(60_000);
   const postgres = usePostgres();
+  /** The tray's variables on the run's servers and a free port, with `extra`. */
+  const onTheStack = async (extra: Record<string, string> = {}) =>
+    trayEnv({
+      DATABASE_URL: postgres.url,
+      REDIS_URL: testStack().redisUrl,
+      TRAY_PORT: String(await freePort()),
+      ...extra,
+    });
   let child: ChildProcess | undefined;
   const stopAfter: Array<{ close(): unknown }> = [];
   let dir = '';
@@ -59,11 +67,7 @@ describe('tray-service/main.ts start-up', function () {
   // The README: a bad value stops the process with one line naming the variable; the message
   // catalogues were loaded (and logged) before the token key was checked.
   it('a configuration error is its only line: nothing is loaded or logged before the whole configuration is checked', async () => {
-    const env = trayEnv({
-      DATABASE_URL: postgres.url,
-      REDIS_URL: testStack().redisUrl,
-      TRAY_PORT: String(await freePort()),
-    });
+    const env = await onTheStack();
     delete env.JWT_SECRET;
     const result = await runScript('tray-service/main.ts', [], env);
     expect(result.code).to.equal(1);
@@ -75,10 +79,7 @@ describe('tray-service/main.ts start-up', function () {
   // One environment file may serve every role: a worker started to try it must refuse the token
   // keys the API processes would then refuse, not start cleanly.
   it('a worker-only process checks the token variables that are set as the API does', async () => {
-    const env = trayEnv({
-      DATABASE_URL: postgres.url,
-      REDIS_URL: testStack().redisUrl,
-      TRAY_PORT: String(await freePort()),
+    const env = await onTheStack({
       TRAY_ROLE: 'worker',
       JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
     });
@@ -92,10 +93,7 @@ describe('tray-service/main.ts start-up', function () {
   // One provider's key set signs tokens for its other apps and tenants too: without the issuer,
   // a token made for another of them with the same audience would act as a user here.
   it('warns when tokens come from a key set (JWKS) and no issuer is required', async () => {
-    const env = trayEnv({
-      DATABASE_URL: postgres.url,
-      REDIS_URL: testStack().redisUrl,
-      TRAY_PORT: String(await freePort()),
+    const env = await onTheStack({
       JWT_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
       JWT_AUDIENCE: 'tray',
     });

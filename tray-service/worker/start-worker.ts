@@ -177,15 +177,19 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // `timer` adds up the job's runs only: the waits at the gate and between busy runs are no
   // processing time (tray_worker_job_duration_seconds).
   const apply = async (data: WebhookJobData, timer: { ms: number }) => {
-    for (let lostConnections = 0, busyWaits = 0; ;) {
-      await gate.whenOpen();
+    const run = async () => {
       const started = performance.now();
       try {
-        const applied = await applyJob(data, applyDeps);
+        return await applyJob(data, applyDeps);
+      } finally {
         timer.ms += performance.now() - started;
-        return applied;
+      }
+    };
+    for (let lostConnections = 0, busyWaits = 0; ;) {
+      await gate.whenOpen();
+      try {
+        return await run();
       } catch (error) {
-        timer.ms += performance.now() - started;
         // Only a failure of the job's own spends an attempt; during an outage it runs again.
         if (await gate.isOutage()) continue;
         // The storage answers, but the job's connection failed: one made before a failover that

@@ -1,4 +1,4 @@
-import { connectMongo, pingMongo, type MongoConnection } from '../../../shared/mongo/connect-mongo.ts';
+import { connectMongo, pingMongo } from '../../../shared/mongo/connect-mongo.ts';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { TrayStorage } from '../port.ts';
 import { createMongoBlockList } from './block-list/mongo-block-list.ts';
@@ -45,20 +45,19 @@ export async function openMongoStorage(
   options: MongoStorageOptions,
 ): Promise<TrayStorage> {
   const connection = await connectMongo(uri, dbName, { appName: options.appName, logger: options.logger });
-  // The ping (readiness, the worker's storage gate) on a connection of its own: behind calls that
-  // hold the whole pool (a busy worker) it would wait for one and read as an outage.
-  let probe: MongoConnection | undefined;
+  // The ping (readiness, the worker's storage gate) on a client of its own: behind calls that hold
+  // the whole pool (a busy worker) it would wait for a connection and read as an outage. Two
+  // connections: readiness and the gate may ask at once. Each ping is bounded, so one that lost its
+  // answer (a server going down mid-command) frees its connection for the next.
+  const probe = await connectMongo(uri, dbName, {
+    appName: `${options.appName}-probe`,
+    logger: options.logger,
+    pool: { maxPoolSize: 2, socketTimeoutMS: 5_000, waitQueueTimeoutMS: 2_000 },
+  }).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
   try {
-    const ping = await connectMongo(uri, dbName, {
-      appName: `${options.appName}-probe`,
-      logger: options.logger,
-      // Two: readiness and the worker's gate may ask at once. Each ping is bounded, so one that
-      // lost its answer (a server going down mid-command) frees its connection for the next.
-      maxPoolSize: 2,
-      socketTimeoutMS: 5_000,
-      waitQueueTimeoutMS: 2_000,
-    });
-    probe = ping;
     const { db } = connection;
     await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
@@ -85,13 +84,13 @@ export async function openMongoStorage(
       inbox: createMongoInbox(db),
       removalOutcomes: createMongoRemovalOutcomes(db),
       purgeExpired: (now) => purgeExpired(db, now),
-      ping: () => pingMongo(ping.db),
+      ping: () => pingMongo(probe.db),
       close: async () => {
-        await Promise.all([connection.close(), ping.close()]);
+        await Promise.all([connection.close(), probe.close()]);
       },
     };
   } catch (error) {
-    await Promise.all([connection.close(), probe?.close()]);
+    await Promise.all([connection.close(), probe.close()]);
     throw error;
   }
 }
