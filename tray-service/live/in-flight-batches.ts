@@ -8,15 +8,17 @@
 export const CALLS_IN_FLIGHT = 1_000;
 
 /**
- * Calls `call` for each item, at most CALLS_IN_FLIGHT at once, a batch after the other; rejects
- * with the first failure of a batch once that batch has settled (later batches are not started).
+ * Calls `call` for each item, at most `inFlight` (CALLS_IN_FLIGHT by default: small calls) at once,
+ * a batch after the other; rejects with the first failure of a batch once that batch has settled
+ * (later batches are not started).
  */
 export async function inFlightBatches<T>(
   items: readonly T[],
   call: (item: T, index: number) => Promise<void>,
+  inFlight = CALLS_IN_FLIGHT,
 ): Promise<void> {
-  for (let start = 0; start < items.length; start += CALLS_IN_FLIGHT) {
-    const batch = items.slice(start, start + CALLS_IN_FLIGHT);
+  for (let start = 0; start < items.length; start += inFlight) {
+    const batch = items.slice(start, start + inFlight);
     const settled = await Promise.allSettled(batch.map((item, offset) => call(item, start + offset)));
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;

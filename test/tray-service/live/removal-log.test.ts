@@ -79,6 +79,27 @@ describe('live/removal-log against a real Redis', () => {
     expect(kept).to.have.lengthOf(REMOVALS_PER_USER);
     expect(kept).to.not.include.members(['k0', 'k4']);
   });
+
+  // A post deleted in a community of hundreds of thousands removes a record of each member. Logged
+  // as one script per shard, all sent at once, the later scripts waited past a Redis call's budget
+  // (at 300,000 records), the logging failed and was retried the same size for good, and every
+  // other call on the connection (rate limits, tickets) waited behind it or met the open breaker.
+  it('logs a removal of 300,000 records while another call on the connection still answers in time', async function () {
+    this.timeout(60_000);
+    const removed = Array.from({ length: 300_000 }, (_, i) => ({
+      userId: `u-huge-${i}`,
+      key: `post_c2_u-huge-${i}`,
+    }));
+    const logging = log.record(removed, 20_000);
+    // Sent while the logging is under way, on the same connection.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const asked = Date.now();
+    expect(await log.since('u-a', 0)).to.deep.equal(['k1', 'k3']);
+    expect(Date.now() - asked).to.be.below(500);
+    await logging;
+    for (const i of [0, 123_456, 299_999])
+      expect(await log.since(`u-huge-${i}`, 0)).to.deep.equal([`post_c2_u-huge-${i}`]);
+  });
 });
 
 describe('a stream that resumes after a record was removed', function () {
