@@ -81,7 +81,8 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
           return { ok: true, detail };
         },
       },
-      { logger: deps.logger },
+      // Redis down, the spool takes the deliveries: ready, degraded, until the spool cannot.
+      { logger: deps.logger, degradeOnly: ['redis'], registry: deps.registry },
     ),
   );
   // Guessing METRICS_TOKEN is limited per address, as on the tray's port; only /metrics is counted

@@ -30,7 +30,7 @@ export function createOpsApp(deps: {
   // Whose address a failure counts against, as the API reads it (TRUST_PROXY).
   app.set('trust proxy', trustProxySetting(failedAuth?.trustProxy));
   app.use(helmet());
-  app.use(createHealthRouter(deps.checks, { logger: deps.logger }));
+  app.use(createHealthRouter(deps.checks, { logger: deps.logger, registry: deps.registry }));
   if (failedAuth) app.use(refuseBlockedAddress(failedAuth.limit));
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   app.use(notFound);

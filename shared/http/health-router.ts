@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../logging/create-logger.ts';
 import { methodNotAllowed } from './error-middleware.ts';
 
@@ -17,7 +18,7 @@ type PublicResult =
   | { ok: false; reason: 'failed' | 'timed out'; detail?: Record<string, unknown> };
 
 interface Readiness {
-  ready: boolean;
+  status: 'ready' | 'degraded' | 'unavailable';
   checks: Record<string, PublicResult>;
 }
 
@@ -28,6 +29,15 @@ export interface HealthRouterOptions {
   timeoutMs?: number;
   /** How long one readiness result is served before the checks run again. */
   cacheMs?: number;
+  /**
+   * Checks of a dependency every instance shares that the service can serve without for a while
+   * (the tray's reads without Redis, the receiver's spool without Redis): one failing leaves the
+   * service ready, `degraded`, with 200. Failing readiness on it would take every instance out
+   * of the load balancer at once, turning a partial outage into a whole one.
+   */
+  degradeOnly?: readonly string[];
+  /** Where `readiness_check_ok{check}` is registered (1 or 0, the checks run when scraped). */
+  registry?: Registry;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -58,7 +68,8 @@ export const PROBE_PATHS = ['/healthz', '/readyz'] as const;
 
 /**
  * `/healthz`: the process is alive (no dependency checks, so an orchestrator does not restart a
- * healthy process because Redis blinked). `/readyz`: every dependency answers; 503 otherwise.
+ * healthy process because Redis blinked). `/readyz`: every dependency answers (`ready`), or all
+ * but some the service serves without (`degraded`); 503 otherwise.
  * Both answer anyone (probes come from the orchestrator, not from allowlisted senders), so
  * `/readyz` must cost nothing extra under a flood: its result is computed at most once per
  * `cacheMs` (concurrent requests share the run in flight) and says only which check failed.
@@ -66,6 +77,7 @@ export const PROBE_PATHS = ['/healthz', '/readyz'] as const;
 export function createHealthRouter(checks: ReadinessChecks, options: HealthRouterOptions): Router {
   const timeoutMs = options.timeoutMs ?? 1_000;
   const cacheMs = options.cacheMs ?? 1_000;
+  const degradeOnly = new Set(options.degradeOnly ?? []);
   const lastErrors = new Map<string, string>();
   let cached: { at: number; result: Promise<Readiness> } | undefined;
 
@@ -85,7 +97,14 @@ export function createHealthRouter(checks: ReadinessChecks, options: HealthRoute
         return [name, { ok: false, reason: result === TIMED_OUT ? 'timed out' : 'failed', ...detail }];
       }),
     );
-    return { ready: entries.every(([, result]) => result.ok), checks: Object.fromEntries(entries) };
+    const failed = entries.filter(([, result]) => !result.ok).map(([name]) => name);
+    const status =
+      failed.length === 0
+        ? 'ready'
+        : failed.every((name) => degradeOnly.has(name))
+          ? 'degraded'
+          : 'unavailable';
+    return { status, checks: Object.fromEntries(entries) };
   };
 
   const readiness = (): Promise<Readiness> => {
@@ -94,6 +113,18 @@ export function createHealthRouter(checks: ReadinessChecks, options: HealthRoute
     if (!cached || now - cached.at >= cacheMs) cached = { at: now, result: evaluate() };
     return cached.result;
   };
+
+  if (options.registry)
+    new Gauge({
+      name: 'readiness_check_ok',
+      help: 'Whether each readiness check passes (1) or not (0), as /readyz reports it',
+      labelNames: ['check'],
+      registers: [options.registry],
+      async collect() {
+        for (const [name, result] of Object.entries((await readiness()).checks))
+          this.set({ check: name }, result.ok ? 1 : 0);
+      },
+    });
 
   const router = Router();
   router
@@ -105,9 +136,9 @@ export function createHealthRouter(checks: ReadinessChecks, options: HealthRoute
   router
     .route(PROBE_PATHS[1])
     .get(async (_req, res) => {
-      const { ready, checks: report } = await readiness();
+      const { status, checks: report } = await readiness();
       res.set('Cache-Control', 'no-store');
-      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: report });
+      res.status(status === 'unavailable' ? 503 : 200).json({ status, checks: report });
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
   return router;

@@ -112,7 +112,10 @@ describe('receiver while Redis is down', function () {
       await deliverTimed(receiver, bodies[0]!);
       await deliverTimed(receiver, bodies[25]!);
       expect(receiver.spool.depth()).to.be.at.least(10);
-      expect((await request(receiver.app).get('/readyz')).status).to.equal(503);
+      // Still ready (the spool takes the deliveries), degraded, naming Redis.
+      const readiness = await request(receiver.app).get('/readyz').expect(200);
+      expect(readiness.body.status).to.equal('degraded');
+      expect(readiness.body.checks.redis.ok).to.equal(false);
 
       redis = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
       await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');

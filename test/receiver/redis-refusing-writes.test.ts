@@ -9,6 +9,8 @@ import { startTestReceiver, type TestReceiver } from './support/use-receiver.ts'
 
 interface Readiness {
   status: number;
+  /** The body's `status`: ready, degraded or unavailable. */
+  state: string;
   redis: { ok: boolean; detail?: Record<string, unknown> };
 }
 
@@ -16,6 +18,7 @@ async function readiness(receiver: TestReceiver): Promise<Readiness> {
   const res = await request(receiver.app).get('/readyz');
   return {
     status: res.status,
+    state: (res.body as { status: string }).status,
     redis: (res.body as { checks: Record<string, Readiness['redis']> }).checks.redis!,
   };
 }
@@ -26,8 +29,8 @@ async function deliver(receiver: TestReceiver, channelId: string): Promise<void>
 }
 
 /**
- * Delivers one event, which must go to the spool, then waits until /readyz says why Redis is not
- * ready (a check may first find the connection closed, while the refused writes keep dropping it),
+ * Delivers one event, which must go to the spool, then waits until /readyz says why Redis fails its
+ * check (a check may first find the connection closed, while the refused writes keep dropping it),
  * and returns that answer.
  */
 async function refusalReported(receiver: TestReceiver, channelId: string): Promise<Readiness> {
@@ -39,7 +42,7 @@ async function refusalReported(receiver: TestReceiver, channelId: string): Promi
     5_000,
     '/readyz to say why',
   );
-  expect(report!.status).to.equal(503);
+  expect([report!.status, report!.state]).to.deep.equal([200, 'degraded']);
   expect(report!.redis.ok).to.equal(false);
   return report!;
 }
@@ -47,7 +50,8 @@ async function refusalReported(receiver: TestReceiver, channelId: string): Promi
 /**
  * A Redis that answers PING but refuses writes: a primary demoted to a replica behind the same
  * address (READONLY), or one at maxmemory under noeviction (OOM). Every event is then spooled; the
- * receiver must not call itself ready meanwhile, and must become ready again once writes succeed.
+ * receiver says it is degraded and why meanwhile (still ready: the spool takes the deliveries, and
+ * every instance shares that Redis), and ready again once writes succeed.
  */
 describe('receiver while Redis refuses writes', function () {
   this.timeout(60_000);
@@ -60,10 +64,10 @@ describe('receiver while Redis refuses writes', function () {
     receiver = undefined;
   });
 
-  it('is not ready while the server is a read-only replica, and ready again once it is a primary', async () => {
+  it('is degraded while the server is a read-only replica, and ready again once it is a primary', async () => {
     receiver = await startTestReceiver(`${prefix}-ro`, { redisUrl: refusable.url, drainIntervalMs: 50 });
     const current = receiver;
-    expect((await readiness(current)).status).to.equal(200);
+    expect((await readiness(current)).state).to.equal('ready');
     await refusable.demote();
     try {
       await waitFor(
@@ -79,19 +83,19 @@ describe('receiver while Redis refuses writes', function () {
     }
     await waitFor(() => current.spool.depth() === 0, 10_000, 'the spool to drain');
     await waitFor(
-      async () => (await readiness(current)).status === 200,
+      async () => (await readiness(current)).state === 'ready',
       5_000,
-      '/readyz to answer 200 again',
+      '/readyz to answer ready again',
     );
   });
 
-  it('is not ready while its user may write keys but not run scripts (NOPERM), and ready again once it may', async () => {
+  it('is degraded while its user may write keys but not run scripts (NOPERM), and ready again once it may', async () => {
     // An ACL user the receiver connects as; then scripts, which every enqueue and drain runs, are
     // taken from it while plain writes stay allowed.
     const url = await refusable.userUrl('receiver', 'receiver-pw');
     receiver = await startTestReceiver(`${prefix}-noperm`, { redisUrl: url, drainIntervalMs: 50 });
     const current = receiver;
-    expect((await readiness(current)).status).to.equal(200);
+    expect((await readiness(current)).state).to.equal('ready');
     await refusable.admin.call('ACL', 'SETUSER', 'receiver', '-@scripting');
     try {
       const report = await refusalReported(current, 'noperm-1');
@@ -99,24 +103,24 @@ describe('receiver while Redis refuses writes', function () {
       // Later checks still say so: a plain write succeeding is not the scripts succeeding.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const again = await readiness(current);
-      expect(again.status).to.equal(503);
+      expect(again.state).to.equal('degraded');
       expect(again.redis.detail).to.deep.include({ refused: 'NOPERM' });
     } finally {
       await refusable.admin.call('ACL', 'SETUSER', 'receiver', '+@scripting');
     }
     await waitFor(() => current.spool.depth() === 0, 10_000, 'the spool to drain');
     await waitFor(
-      async () => (await readiness(current)).status === 200,
+      async () => (await readiness(current)).state === 'ready',
       5_000,
-      '/readyz to answer 200 again',
+      '/readyz to answer ready again',
     );
     await refusable.admin.call('ACL', 'DELUSER', 'receiver');
   });
 
-  it('is not ready while the server is out of memory under noeviction, and ready again once writes succeed', async () => {
+  it('is degraded while the server is out of memory under noeviction, and ready again once writes succeed', async () => {
     receiver = await startTestReceiver(`${prefix}-oom`, { redisUrl: refusable.url, drainIntervalMs: 50 });
     const current = receiver;
-    expect((await readiness(current)).status).to.equal(200);
+    expect((await readiness(current)).state).to.equal('ready');
     await refusable.admin.config('SET', 'maxmemory', '1');
     try {
       const report = await refusalReported(current, 'oom-1');
@@ -126,9 +130,9 @@ describe('receiver while Redis refuses writes', function () {
     }
     await waitFor(() => current.spool.depth() === 0, 10_000, 'the spool to drain');
     await waitFor(
-      async () => (await readiness(current)).status === 200,
+      async () => (await readiness(current)).state === 'ready',
       5_000,
-      '/readyz to answer 200 again',
+      '/readyz to answer ready again',
     );
   });
 });

@@ -120,7 +120,9 @@ export function createTrayApi(deps: TrayApiDeps): Express {
         ),
         redis: () => redisTakesWrites(deps.redis, deps.redisProbeKey),
       },
-      { logger: deps.logger },
+      // Redis down, the tray still serves history, counts and marks from storage (streams,
+      // tickets and shared rate limits wait for it): ready, degraded.
+      { logger: deps.logger, degradeOnly: ['redis'], registry: deps.registry },
     ),
   );
   // Set before the refusal below, so a refused tray or block call carries them too (docs/tray-api.md).

@@ -249,7 +249,7 @@ export type HealthBody = {
 };
 
 export type ReadinessBody = {
-  status: 'ready' | 'unavailable';
+  status: 'ready' | 'degraded' | 'unavailable';
   checks: {
     [key: string]: {
       ok: boolean;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import express from 'express';
+import { Registry } from 'prom-client';
 import request from 'supertest';
 import { errorMiddleware, notFound } from '../../../shared/http/error-middleware.ts';
 import { createHealthRouter, type ReadinessChecks } from '../../../shared/http/health-router.ts';
@@ -76,5 +77,55 @@ describe('health router', () => {
     );
     const res = await request(app).get('/readyz').expect(503);
     expect(res.body.checks.hung).to.deep.equal({ ok: false, reason: 'timed out' });
+  });
+
+  describe('a check the service serves without (degradeOnly)', () => {
+    const failing = async () => ({ ok: false as const, error: 'down' });
+    const passing = async () => ({ ok: true as const });
+    const app = (checks: ReadinessChecks, registry?: Registry) =>
+      express().use(
+        createHealthRouter(checks, { logger, degradeOnly: ['redis'], ...(registry ? { registry } : {}) }),
+      );
+
+    it('failing alone leaves the service ready, degraded, with 200', async () => {
+      const res = await request(app({ storage: passing, redis: failing }))
+        .get('/readyz')
+        .expect(200);
+      expect(res.body).to.deep.equal({
+        status: 'degraded',
+        checks: { storage: { ok: true }, redis: { ok: false, reason: 'failed' } },
+      });
+      const hung = app({ redis: () => new Promise(() => undefined) });
+      expect((await request(hung).get('/readyz').expect(200)).body.status).to.equal('degraded');
+    });
+
+    it('failing beside another check is unavailable, 503', async () => {
+      const res = await request(app({ storage: failing, redis: failing }))
+        .get('/readyz')
+        .expect(503);
+      expect(res.body.status).to.equal('unavailable');
+      await request(app({ storage: passing, redis: passing }))
+        .get('/readyz')
+        .expect(200, { status: 'ready', checks: { storage: { ok: true }, redis: { ok: true } } });
+    });
+
+    it('shows each check in readiness_check_ok, so a degraded service can be alerted on', async () => {
+      const registry = new Registry();
+      let redisUp = false;
+      app(
+        { storage: passing, redis: async () => (redisUp ? { ok: true } : { ok: false, error: 'down' }) },
+        registry,
+      );
+      const sample = async (check: string) =>
+        (await registry.getSingleMetric('readiness_check_ok')!.get()).values.find(
+          (value) => value.labels.check === check,
+        )?.value;
+      expect(await sample('storage')).to.equal(1);
+      expect(await sample('redis')).to.equal(0);
+      redisUp = true;
+      // One readiness result is served for a second, to probes and scrapes alike.
+      await new Promise((resolve) => setTimeout(resolve, 1_050));
+      expect(await sample('redis')).to.equal(1);
+    });
   });
 });

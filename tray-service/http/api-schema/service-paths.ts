@@ -5,9 +5,12 @@ import { errorResponse, jsonContent } from './error-responses.ts';
 /** GET /healthz. */
 export const healthBody = z.strictObject({ status: z.literal('ok') });
 
-/** GET /readyz: each dependency's check; a failed one says only how it failed. */
+/**
+ * GET /readyz: each dependency's check; a failed one says only how it failed. `degraded`: Redis
+ * fails its check, the storage answers (served, without streams, tickets and shared rate limits).
+ */
 export const readinessBody = z.strictObject({
-  status: z.enum(['ready', 'unavailable']),
+  status: z.enum(['ready', 'degraded', 'unavailable']),
   checks: z.record(
     z.string(),
     z.strictObject({
@@ -32,8 +35,11 @@ export const servicePaths: ZodOpenApiPathsObject = {
       summary: 'The storage and Redis answer',
       security: [],
       responses: {
-        200: { description: 'Ready', content: jsonContent(readinessBody) },
-        503: { description: 'A dependency is unavailable', content: jsonContent(readinessBody) },
+        200: {
+          description: 'Ready, or degraded: Redis fails its check while the storage answers',
+          content: jsonContent(readinessBody),
+        },
+        503: { description: 'The storage is unavailable', content: jsonContent(readinessBody) },
       },
     },
   },
