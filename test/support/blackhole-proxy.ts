@@ -9,6 +9,11 @@ export interface BlackholeProxy {
    * network cut or a vanished host looks like to both ends. Connections made later are carried.
    */
   blackhole(): void;
+  /**
+   * Carries connections made from now on to another local port; those open now stay where they
+   * are: a managed server failing over behind one address (a DNS name, a virtual IP).
+   */
+  retarget(port: number): void;
   close(): Promise<void>;
 }
 
@@ -22,8 +27,9 @@ export async function startBlackholeProxy(targetPort: number): Promise<Blackhole
   const pairs = new Set<[Socket, Socket]>();
   /** Every connection still open, carried or not, for close(). */
   const open = new Set<[Socket, Socket]>();
+  let target = targetPort;
   const server: Server = createServer((client) => {
-    const upstream = connect(targetPort, '127.0.0.1');
+    const upstream = connect(target, '127.0.0.1');
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
     open.add(pair);
@@ -50,6 +56,9 @@ export async function startBlackholeProxy(targetPort: number): Promise<Blackhole
         upstream.removeAllListeners('data').on('data', () => undefined);
       }
       pairs.clear();
+    },
+    retarget(port) {
+      target = port;
     },
     async close() {
       server.close();

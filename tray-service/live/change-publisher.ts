@@ -6,6 +6,7 @@ import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { inFlightBatches } from './in-flight-batches.ts';
 import { changesOf, lostSince, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
 import { createLostChanges, type LostChanges } from './lost-changes.ts';
+import { createPublishConfirmations } from './publish-confirmations.ts';
 import { createRemovalLog, REMOVAL_KEEP_MS } from './removal-log.ts';
 import type { RemovedRecord } from '../storage/port.ts';
 
@@ -132,6 +133,13 @@ export function createChangePublisher(
     return taken;
   }
   const firstRetryMs = options.retryMs ?? RESYNC_RETRY_MS;
+  // Published to a server that turned out a replica (a failover behind its address): owed too.
+  const confirmations = createPublishConfirmations(
+    redis,
+    `${prefix}:publish-confirmation`,
+    (changes, at) => owe(changes, at),
+    logger,
+  );
   /** Per user, the earliest change time whose publish failed and is not resynced yet. */
   const owed = new Map<string, number>();
   let retry: NodeJS.Timeout | undefined;
@@ -181,9 +189,10 @@ export function createChangePublisher(
    */
   async function publish(changes: readonly LiveChange[], at?: number): Promise<boolean> {
     const published = await Promise.all(
-      [...byShard(changes)].map(([shard, list]) =>
-        guarded(() => redis.publish(changeChannel(prefix, shard), JSON.stringify(list))).then(
-          () => true,
+      [...byShard(changes)].map(([shard, list]) => {
+        const confirmed = confirmations.sending(at ?? now());
+        return guarded(() => redis.publish(changeChannel(prefix, shard), JSON.stringify(list))).then(
+          () => (confirmed(list), true),
           (error: unknown) => {
             logger.warn(
               { err: (error as Error).message, shard },
@@ -192,8 +201,8 @@ export function createChangePublisher(
             owe(list, at);
             return false;
           },
-        ),
-      ),
+        );
+      }),
     );
     return published.every(Boolean);
   }
