@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import type { Registry } from 'prom-client';
 import { createReceiverMetrics } from '../../receiver/receiver-metrics.ts';
+import { createHealthRouter } from '../../shared/http/health-router.ts';
 import { createMetricsRegistry } from '../../shared/http/metrics-router.ts';
+import { createLogger } from '../../shared/logging/create-logger.ts';
 import { queueGaugeNames, registerQueueDepthGauge } from '../../shared/queue/queue-depth-gauge.ts';
 import { requestMetrics } from '../../tray-service/http/request-metrics.ts';
 import { createStreamMetrics } from '../../tray-service/live/stream-metrics.ts';
@@ -13,12 +15,15 @@ import { readRepositoryFile, repositoryFiles } from '../support/repository-files
  * cannot stay on a page that tells operators what to graph and alert on.
  */
 
+const silent = createLogger({ name: 'test', level: 'silent' });
+
 /** The modules that register metrics, each called as the services call it. */
 const registrations: Readonly<Record<string, (registry: Registry) => unknown>> = {
   'receiver/receiver-metrics.ts': (registry) => createReceiverMetrics(registry, () => 0),
   'tray-service/http/request-metrics.ts': (registry) => requestMetrics(registry, new Set()),
   'tray-service/worker/worker-metrics.ts': (registry) => createWorkerMetrics(registry),
   'tray-service/live/stream-metrics.ts': (registry) => createStreamMetrics(registry, () => 0),
+  'shared/http/health-router.ts': (registry) => createHealthRouter({}, { logger: silent, registry }),
   'shared/queue/queue-depth-gauge.ts': (registry) => {
     for (const name of Object.values(queueGaugeNames)) registerQueueDepthGauge(registry, name, []);
   },
@@ -51,7 +56,7 @@ function storageWords(): Set<string> {
   return words;
 }
 
-const METRIC_WORD = /\b(?:webhook|tray|nodejs|process)_[a-z0-9_]*[a-z0-9]\b/g;
+const METRIC_WORD = /\b(?:webhook|tray|nodejs|process|readiness)_[a-z0-9_]*[a-z0-9]\b/g;
 const documents = [
   'README.md',
   'RELIABILITY.md',
