@@ -9,10 +9,9 @@ export type MuteTargetType = (typeof muteTargetTypes)[number];
 export const MAX_MUTES_IN_FORCE = 1000;
 
 /**
- * At most this many spans per user and target stored at once, in force or ended (an ended one is
- * kept the records' retention after its end, longer while a record counts from before it): every
- * delivery to the target reads them, so a user muting and unmuting one target in a loop would
- * slow every delivery to it.
+ * At most this many spans per user and target in force or ended within the records' retention
+ * (countsTowardSpanLimit): every delivery to the target reads the spans stored, so a user muting
+ * and unmuting one target in a loop would slow every delivery to it.
  */
 export const MAX_MUTE_SPANS_PER_TARGET = 100;
 
@@ -87,4 +86,24 @@ export function heldBackByMutes(
 ): boolean {
   for (const mute of mutes) if (muteCovers(mute, activity) && muteInForceAt(mute, activity.at)) return true;
   return false;
+}
+
+/** When the span ended: its `until` or its removal, whichever came first; Infinity while neither. */
+export function muteEnd(mute: Pick<Mute, 'until' | 'removedAt'>): number {
+  return Math.min(mute.until ?? Infinity, mute.removedAt ?? Infinity);
+}
+
+/**
+ * Whether a span counts toward MAX_MUTE_SPANS_PER_TARGET at `now` (epoch ms): one that has not
+ * ended, or ended less than `keepMs` (the records' retention) ago. An older one may stay stored
+ * while a record of its user counts from before its end, but does not count: an active
+ * community's `post` record never ends, so counted while stored, 100 daily mutes of one target
+ * would refuse it for good. Pure.
+ */
+export function countsTowardSpanLimit(
+  mute: Pick<Mute, 'until' | 'removedAt'>,
+  now: number,
+  keepMs: number,
+): boolean {
+  return muteEnd(mute) > now - keepMs;
 }

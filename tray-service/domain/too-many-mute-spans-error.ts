@@ -10,7 +10,7 @@ export class TooManyMuteSpansError extends Error {
 
   constructor(retentionDays: number) {
     super(
-      `this target was muted anew ${MAX_MUTE_SPANS_PER_TARGET} times and those mutes are kept (${retentionDays} days after each ends, the records' retention); mute it again once the oldest is gone`,
+      `this target was muted anew ${MAX_MUTE_SPANS_PER_TARGET} times within ${retentionDays} days (the records' retention) of now; mute it again once the oldest of those ended longer ago`,
     );
     this.name = 'TooManyMuteSpansError';
   }

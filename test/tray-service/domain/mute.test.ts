@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { heldBackByMutes, muteCovers, muteInForceAt, type Mute } from '../../../tray-service/domain/mute.ts';
+import {
+  countsTowardSpanLimit,
+  heldBackByMutes,
+  muteCovers,
+  muteEnd,
+  muteInForceAt,
+  type Mute,
+} from '../../../tray-service/domain/mute.ts';
 import {
   LATEST_MUTE_UNTIL,
   muteInForce,
@@ -105,5 +112,28 @@ describe('mutes (docs/tray-rules.md#inbox)', () => {
       'until: expected a time no later than 9999-12-31T23:59:59.999Z',
     );
     expect(muteUntilProblem(8_639_995_000_000_000, 10)).to.match(/^until: expected a time no later than/);
+  });
+});
+
+describe('the spans counted toward the limit of a target', () => {
+  const KEEP = 1_000;
+  it('ends a span at its until or its removal, whichever came first, and never without either', () => {
+    expect(muteEnd(mute('post', 'p-1'))).to.equal(Infinity);
+    expect(muteEnd(mute('post', 'p-1', { until: 300 }))).to.equal(300);
+    expect(muteEnd(mute('post', 'p-1', { until: 300, removedAt: 200 }))).to.equal(200);
+    expect(muteEnd(mute('post', 'p-1', { until: 300, removedAt: 400 }))).to.equal(300);
+  });
+
+  it('counts a span in force and one that ended within the retention, not one that ended before', () => {
+    const now = 5_000;
+    expect(countsTowardSpanLimit(mute('post', 'p-1'), now, KEEP)).to.equal(true);
+    expect(countsTowardSpanLimit(mute('post', 'p-1', { until: now + 1 }), now, KEEP)).to.equal(true);
+    expect(countsTowardSpanLimit(mute('post', 'p-1', { removedAt: now - KEEP + 1 }), now, KEEP)).to.equal(
+      true,
+    );
+    expect(countsTowardSpanLimit(mute('post', 'p-1', { removedAt: now - KEEP }), now, KEEP)).to.equal(false);
+    expect(countsTowardSpanLimit(mute('post', 'p-1', { until: 200, removedAt: 4_500 }), now, KEEP)).to.equal(
+      false,
+    );
   });
 });

@@ -72,6 +72,8 @@ export function createPostgresMutes(
              SELECT count(*) AS n FROM (
                SELECT 1 FROM tray_mutes
                WHERE user_id = $1 AND target_type = $2 AND target_id = $3
+                 -- In force or ended within the retention (domain/mute.ts countsTowardSpanLimit).
+                 AND COALESCE(LEAST(until_at, removed_at), ${NEVER}) > $4::bigint - $6
                LIMIT $8) AS counted),
            started AS (
              INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)

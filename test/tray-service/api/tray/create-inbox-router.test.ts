@@ -605,7 +605,7 @@ function inboxSuite(engine?: StorageEngine) {
       expect(refused.status).to.equal(400);
       expect(refused.body).to.include({ status: 'error', code: 400004 });
       expect(refused.body.message).to.match(
-        /muted anew 100 times and those mutes are kept \(90 days after each ends/,
+        /muted anew 100 times within 90 days \(the records' retention\) of now/,
       );
       expect(await mutes('u-looping')).to.deep.equal([]);
       // Another target is another count.

@@ -307,7 +307,7 @@ conformanceCase(
 );
 
 conformanceCase(
-  'mutes: a new span of a target with the limit of spans stored (in force or ended) changes nothing, until the purge takes the oldest',
+  'mutes: a new span of a target with the limit of spans in force or ended within the retention changes nothing, until the oldest ended longer ago',
   async (context) => {
     const { id } = context;
     // Its own database: the purge below is of the whole store.
@@ -336,15 +336,23 @@ conformanceCase(
     expect(await put({ targetType: 'user', targetId: id('u-ben') }, NOW + 7)).to.include({
       createdAt: NOW + 7,
     });
-    // Expired, the first span (ended at NOW + 1) still counts while it is stored: deliveries read it.
+    // The limit counts the spans in force or ended within the retention: until the first span
+    // (ended at NOW + 1) ended longer ago than that, a new one is refused; then one starts, though
+    // the first is still stored. A span is kept past that while a record of the user counts from
+    // before its end, which an active community's `post` record does for good: counted while
+    // stored, the target could never be muted again.
     const later = NOW + 1 + RETENTION_DAYS * DAY_MS + 1;
-    expect(await put(post, later)).to.equal('too many spans');
-    // Once the purge took them (no record of Ana's counts from before their ends; a purge may
-    // leave what expired within the last hours: a day on, all three), a new one starts.
+    expect(await put(post, later - 2)).to.equal('too many spans');
+    expect(await put(post, later)).to.include({ createdAt: later, until: null });
+    expect(await spans()).to.equal(LIMIT + 1);
+    // The purge takes the ended ones no record of Ana's needs (a purge may leave what expired
+    // within the last hours: a day on, all three); the one in force stays.
     const purged = later + DAY_MS;
     await storage.purgeExpired(new Date(purged));
-    expect(await spans()).to.equal(0);
-    expect(await put(post, purged)).to.include({ createdAt: purged, until: null });
+    expect(await spans()).to.equal(1);
+    expect(
+      (await inbox.mutesInForce(ana, purged)).filter((mute) => mute.targetType === 'post'),
+    ).to.deep.equal([{ userId: ana, ...post, createdAt: later, until: null, removedAt: null }]);
   },
   { needs: 'inbox' },
 );

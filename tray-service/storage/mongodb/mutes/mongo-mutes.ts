@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
-import { muteInForceAt, type Mute } from '../../../domain/mute.ts';
+import { countsTowardSpanLimit, muteInForceAt, type Mute } from '../../../domain/mute.ts';
 import { muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
 import type { InboxPort } from '../../port.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
@@ -59,8 +59,9 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
         const current = muteInForce(docs.map(toMute), target, now);
         // Counted under the user's lock: no other PUT of the user writes until this one has.
         if (!current && (await mutesInForce(userId, now)).length >= maxInForce) return 'too many';
-        // Every span of the target stored (what deliveries read), until the purge takes it.
-        if (!current && docs.length >= maxSpansPerTarget) return 'too many spans';
+        // In force or ended within the retention (not every span stored: see the domain's rule).
+        const counted = docs.filter((doc) => countsTowardSpanLimit(doc, now, retentionDays * DAY_MS));
+        if (!current && counted.length >= maxSpansPerTarget) return 'too many spans';
         // The span in force gets the new end (its start stays); without one a new span starts now,
         // replacing one removed at this very millisecond (the span goes on).
         const mute: Mute = current

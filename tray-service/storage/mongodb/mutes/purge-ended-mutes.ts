@@ -3,10 +3,7 @@ import { TRAY_MUTES, TRAY_RECORDS } from '../collection-names.ts';
 import { latestExpiry } from '../latest-expiry.ts';
 import { purgeKeptDocuments } from '../purge-kept-documents.ts';
 import type { MuteDoc } from './tray-mutes-collection.ts';
-
-/** When a span ended: its `until` or its removal, whichever came first (an expired span has one). */
-const endOf = (span: Pick<MuteDoc, 'until' | 'removedAt'>) =>
-  Math.min(span.until ?? Infinity, span.removedAt ?? Infinity);
+import { muteEnd } from '../../../domain/mute.ts';
 
 /**
  * The purge of ended mute spans (docs/storage.md#kept-actions-live-as-long-as-their-records),
@@ -21,6 +18,6 @@ export function purgeEndedMutes(db: Db, now: Date): Promise<number> {
     projection: { userId: 1, until: 1, removedAt: 1 },
     // The owner's records that count from before its end (by `userId`, the records' history indexes).
     keptUntil: (span) =>
-      latestExpiry(db, TRAY_RECORDS, { userId: span.userId, countFrom: { $lt: endOf(span) } }),
+      latestExpiry(db, TRAY_RECORDS, { userId: span.userId, countFrom: { $lt: muteEnd(span) } }),
   });
 }
