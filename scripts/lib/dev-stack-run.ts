@@ -26,6 +26,7 @@ import { lockDataDir } from './stack-lock.ts';
 import { shownUrl } from './shown-url.ts';
 import { checkDataDir } from './check-data-dir.ts';
 import { staleStackUrls } from './stale-stack-urls.ts';
+import { operatorEnvironment } from './operator-environment.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
@@ -234,9 +235,7 @@ async function start(): Promise<void> {
   // A shell that read .data/stack.env of an earlier run still names that run's servers, stopped
   // with it: those are started again, not taken for servers of the operator's own.
   const stale = staleStackUrls(process.env, secrets);
-  const operatorEnv: NodeJS.ProcessEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([variable]) => !stale.includes(variable)),
-  );
+  const operatorEnv = operatorEnvironment(process.env, stale);
   if (stale.length > 0)
     say(
       `${stale.join(' and ')}: this stack's own servers of an earlier run (from ${shownPath(stackEnvPath(dataDir))}); started again`,

@@ -1,0 +1,30 @@
+import { expect } from 'chai';
+import { operatorEnvironment } from '../../../scripts/lib/operator-environment.ts';
+
+describe('operatorEnvironment', () => {
+  it('passes on what the operator set, over the stack’s own values', () => {
+    expect(operatorEnvironment({ LOG_LEVEL: 'debug', REDIS_URL: 'redis://r:6379' }, [])).to.deep.equal({
+      LOG_LEVEL: 'debug',
+      REDIS_URL: 'redis://r:6379',
+    });
+  });
+
+  // Empty counts as unset in every service: passed on, `WEBHOOK_SECRETS=` stopped the receiver
+  // and `WEBHOOK_ALLOWLIST=` refused every local delivery, instead of the stack's own values.
+  it('leaves out a variable set empty, so the stack’s own value applies', () => {
+    expect(
+      operatorEnvironment(
+        { WEBHOOK_SECRETS: '', WEBHOOK_ALLOWLIST: '', JWT_SECRET: '', TRAY_DEMO: 'off' },
+        [],
+      ),
+    ).to.deep.equal({ TRAY_DEMO: 'off' });
+  });
+
+  it('leaves out the stale URLs of an earlier run of this stack', () => {
+    expect(
+      operatorEnvironment({ REDIS_URL: 'redis://:old@127.0.0.1:1', DATABASE_URL: 'postgres://db/tray' }, [
+        'REDIS_URL',
+      ]),
+    ).to.deep.equal({ DATABASE_URL: 'postgres://db/tray' });
+  });
+});
