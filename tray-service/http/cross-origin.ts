@@ -13,7 +13,7 @@ const PREFLIGHT_MAX_AGE_S = 600;
  * the language; what it may read beyond the safelisted headers is what the service tells it:
  * Retry-After (the client's retries of 429 and 503 honour it) with the Date it is measured from
  * when it names a date, the rate limit's X-RateLimit-Limit
- * and X-RateLimit-Remaining, and the block list's Deprecation and Sunset. No credentials: the token is a header, never a cookie.
+ * and X-RateLimit-Remaining, the block list's Deprecation and Sunset, and X-Request-Id. No credentials: the token is a header, never a cookie.
  */
 export function crossOrigin(origins: CorsOrigins): RequestHandler {
   const allowed = origins === '*' ? undefined : new Set(origins);
@@ -30,6 +30,8 @@ export function crossOrigin(origins: CorsOrigins): RequestHandler {
       'X-RateLimit-Remaining',
       'Deprecation',
       'Sunset',
+      // What a page quotes to operators for a 5xx, to find it in the service's log.
+      'X-Request-Id',
     ],
     maxAge: PREFLIGHT_MAX_AGE_S,
   });

@@ -41,7 +41,7 @@ describe('the tray API called from web pages of other origins (TRAY_CORS_ORIGINS
     expect(res.headers['access-control-allow-origin']).to.equal(undefined);
   });
 
-  it('lets a listed origin send what the client sends and read the answers, Retry-After included', async () => {
+  it('lets a listed origin send what the client sends and read the answers, Retry-After and X-Request-Id included', async () => {
     const app = appWith([PAGE]);
     const pre = await preflight(app, PAGE);
     expect(pre.status).to.equal(204);
@@ -56,7 +56,7 @@ describe('the tray API called from web pages of other origins (TRAY_CORS_ORIGINS
       const res = await get(app, PAGE, path);
       expect(res.headers['access-control-allow-origin'], path).to.equal(PAGE);
       expect(res.headers['access-control-expose-headers'], path).to.equal(
-        'Retry-After,Date,X-RateLimit-Limit,X-RateLimit-Remaining,Deprecation,Sunset',
+        'Retry-After,Date,X-RateLimit-Limit,X-RateLimit-Remaining,Deprecation,Sunset,X-Request-Id',
       );
       expect(res.headers.vary, path).to.match(/Origin/);
     }
