@@ -135,10 +135,12 @@ async function* streamEvents(
    */
   let refusals = 0;
   /**
-   * The token asked for is the one after a wait: getToken may fail for the reason the stream
-   * waited (the network is down, and the app's own token endpoint with it), which would end the
-   * stream in the very outage it was to outlast. Such a failure is waited out as a connection's
-   * is; only the first token's failure, or one asked for after a 401, ends the iteration.
+   * A wait came since a stream was last open: getToken may fail for the reason the stream waited
+   * (the network is down, and the app's own token endpoint with it), which would end the stream in
+   * the very outage it was to outlast. Such a failure is waited out as a connection's is, also for
+   * a token asked for after a 401 then (a cached token that expired during the wait, refused,
+   * while the endpoint is not back yet); only the first token's failure, or one asked for after a
+   * 401 of a stream not waited for, ends the iteration.
    */
   let askingAfterWait = false;
   /**
@@ -177,7 +179,6 @@ async function* streamEvents(
           await waitOut(error, undefined);
           continue;
         }
-        askingAfterWait = false;
       }
       const connection = await openConnection({
         base,
@@ -209,6 +210,7 @@ async function* streamEvents(
         continue;
       }
       state('open');
+      askingAfterWait = false;
       refusals = 0;
       refused = undefined;
       sameTokenWaits = 0;

@@ -532,6 +532,44 @@ describe('openTrayStream against a scripted event stream', function () {
       expect(((await first.stream.ended) as Error).message).to.equal('signed out');
       expect(failing.tickets).to.deep.equal([]);
     });
+
+    // After the wait, the app's cache hands out a token that expired meanwhile; the service refuses
+    // it, and the token asked for next fails, the app's endpoint not back yet: still the outage the
+    // stream waited out, not a sign-in that ended, until a stream is open again.
+    it('waits out a failure of the token asked for after a 401 that followed a wait', async () => {
+      let streams = 0;
+      const script = scriptedStream(
+        (res) => {
+          res.writeHead(200, eventStreamHead);
+          res.write(sseEvent('unread', String((streams += 1)), unread(streams)));
+          if (streams === 1) res.end();
+        },
+        (res, req) => {
+          const expired = req.headers.authorization === 'Bearer token-2';
+          res.writeHead(expired ? 401 : 201, { 'Content-Type': 'application/json' });
+          res.end(
+            JSON.stringify(
+              expired
+                ? { status: 'error', code: 401000, message: 'invalid token' }
+                : { data: { ticket: 'a-ticket', expiresIn: 30 } },
+            ),
+          );
+        },
+      );
+      const asked: { refused?: string }[] = [];
+      const told: string[] = [];
+      const { stream } = await open(script, {
+        getToken: (request) => {
+          const count = asked.push(request);
+          return count === 3 ? Promise.reject(new TypeError('fetch failed')) : `token-${count}`;
+        },
+        onError: (error) => told.push((error as Error).message),
+      });
+      await stream.next('unread', { match: (event) => event.data.totalUnreadCount === 2 });
+      // Asked again with the refused token named: the cache may still hand it out.
+      expect(asked).to.deep.equal([{}, {}, { refused: 'token-2' }, { refused: 'token-2' }]);
+      expect(told).to.deep.equal(['fetch failed']);
+    });
   });
 
   describe('when a request of a connection gets no answer (a server or proxy that hangs)', () => {
