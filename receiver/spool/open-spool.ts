@@ -222,6 +222,23 @@ async function openInstance(
     await current?.handle.close().catch(() => undefined);
   };
 
+  /**
+   * A segment file of its own, created for this spool's appends: never one already in the folder.
+   * A take-over whose listing failed after its renames leaves nextSeq on a segment moved in, which
+   * may end in a dead receiver's torn line; appended to, the first event acknowledged after it
+   * would join that fragment and be dropped as corrupt. Such numbers are passed over.
+   */
+  const openNewSegment = async () => {
+    for (;;) {
+      const seq = nextSeq++;
+      try {
+        return { handle: await open(segmentPath(dir, segmentName(seq)), 'ax', 0o600), seq };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+  };
+
   const flush = async () => {
     flushQueued = false;
     const batch = pending;
@@ -233,9 +250,7 @@ async function openInstance(
       if (active && (await active.handle.stat()).nlink === 0) await closeActive();
       if (!active) {
         await ensureFolder();
-        const seq = nextSeq++;
-        const handle = await open(segmentPath(dir, segmentName(seq)), 'a', 0o600);
-        active = { handle, seq, bytes: 0 };
+        active = { ...(await openNewSegment()), bytes: 0 };
         await syncDirectory(dir);
       }
       const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
@@ -287,13 +302,16 @@ async function openInstance(
     // files, and new appends open a new one) only once every older one is drained: a drain that
     // keeps failing, every second of a long Redis outage, must not leave a file per pass.
     const closed = await exclusive(async () => active?.seq ?? nextSeq);
-    const handled = await drainBelow(closed, handler, signal);
-    if (signal?.aborted) return handled;
+    const older = await drainBelow(closed, handler, signal);
+    if (signal?.aborted) return older.handled;
     const below = await exclusive(async () => {
       await closeActive();
       return nextSeq;
     });
-    return handled + (await drainBelow(below, handler, signal));
+    const newer = await drainBelow(below, handler, signal);
+    const unreadable = older.unreadable ?? newer.unreadable;
+    if (unreadable) throw unreadable.error;
+    return older.handled + newer.handled;
   };
 
   /** Drains the segments numbered below `below`, oldest first; see drain(). */
@@ -301,8 +319,9 @@ async function openInstance(
     below: number,
     handler: (job: EncodedWebhookJob) => Promise<void>,
     signal: AbortSignal | undefined,
-  ): Promise<number> => {
+  ): Promise<{ handled: number; unreadable: { error: unknown } | undefined }> => {
     let handled = 0;
+    let unreadable: { error: unknown } | undefined;
     // A folder removed by hand holds nothing to drain: its counted lines are let go below, instead
     // of a drain that fails on it every pass with depth never reaching 0.
     const segments = (await listSegments(dir).catch(ifGone([]))).filter((segment) => segment.seq < below);
@@ -323,7 +342,17 @@ async function openInstance(
         continue;
       }
       const path = segmentPath(dir, segment.name);
-      const { lines, torn } = splitLines(await readSegment(path));
+      let text: string;
+      try {
+        text = await readSegment(path);
+      } catch (error) {
+        // One segment that cannot be read (an I/O error) must not hold back every later one's
+        // acknowledged events: it stays for the next pass, the others drain (the open one too),
+        // and the pass still fails with its error (drainOnce), so the drainer says so.
+        unreadable ??= { error };
+        continue;
+      }
+      const { lines, torn } = splitLines(text);
       // What the appends counted may be on disk; what is there is what this drain hands over.
       depth += lines.length - (counted.get(segment.seq) ?? 0);
       counted.set(segment.seq, lines.length);
@@ -331,7 +360,7 @@ async function openInstance(
       let done = progress.get(segment.name) ?? 0;
       for (const line of lines.slice(done)) {
         // The segment stays, with its progress, for the next drain (or the next start's).
-        if (signal?.aborted) return handled;
+        if (signal?.aborted) return { handled, unreadable };
         const job = decodeLine(line);
         if (job) await handler(job);
         else options.onCorruptLine?.(segment.name);
@@ -345,7 +374,7 @@ async function openInstance(
       counted.delete(segment.seq);
       await removeDrained(segment.name);
     }
-    return handled;
+    return { handled, unreadable };
   };
 
   /**

@@ -11,12 +11,14 @@ import {
   statSync,
   symlinkSync,
   utimesSync,
+  writeFileSync,
 } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { DEAD_CHECKS } from '../../../receiver/spool/adopt-orphaned-segments.ts';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
+import { segmentName } from '../../../receiver/spool/segment-files.ts';
 import { SpoolDirError } from '../../../receiver/spool/spool-dir-error.ts';
 import { SpoolFullError } from '../../../receiver/spool/spool-full-error.ts';
 import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
@@ -549,6 +551,52 @@ describe('the spool', () => {
       await second.drain(async (event) => void seen.push(event.dedupeKey));
       expect(seen).to.deep.equal(['key-1']);
       expect(corrupt).to.deep.equal([segment]);
+      await second.close();
+    });
+  });
+
+  // A take-over whose listing failed after its renames left the next segment number on a segment
+  // moved in, which may end in a dead receiver's torn line: opened to append, the first event
+  // acknowledged after it joined that fragment and was dropped as corrupt.
+  describe('when the next segment number names a file already in its folder', () => {
+    it('never appends behind it: the event goes to a segment of its own and drains', async () => {
+      const spool = await openSpool(dir);
+      for (let seq = 1; seq <= 3; seq += 1)
+        writeFileSync(join(spool.dir, segmentName(seq)), '{"dedupeKey":"key-torn","webh', { mode: 0o600 });
+      await spool.append(job(7));
+      await spool.close();
+      const seen: string[] = [];
+      const corrupt: string[] = [];
+      const reopened = await openSpool(dir, { onCorruptLine: (name) => corrupt.push(name) });
+      await reopened.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal(['key-7']);
+      expect(corrupt).to.have.lengthOf(3);
+      await reopened.close();
+    });
+  });
+
+  // A segment that cannot be read (an I/O error, a directory where a file was) ended every drain
+  // pass at it: the acknowledged events of every later segment stayed spooled for good.
+  describe('with a segment that cannot be read among others', () => {
+    it('drains the others, the one open for appends too, keeps it, and still fails the pass so the drainer says so', async () => {
+      const first = await openSpool(dir);
+      await first.append(job(1));
+      await first.close();
+      const second = await openSpool(dir);
+      // Before the segment taken over: a directory, which cannot be read as a file.
+      const unreadable = segmentName(0);
+      mkdirSync(join(second.dir, unreadable));
+      // And one appended since, in the segment open for appends.
+      await second.append(job(2));
+      const seen: string[] = [];
+      await second
+        .drain(async (event) => void seen.push(event.dedupeKey))
+        .then(
+          () => expect.fail('the pass should fail'),
+          (error: NodeJS.ErrnoException) => expect(error.code).to.equal('EISDIR'),
+        );
+      expect(seen).to.deep.equal(['key-1', 'key-2']);
+      expect(segmentsIn(second.dir)).to.deep.equal([unreadable]);
       await second.close();
     });
   });
