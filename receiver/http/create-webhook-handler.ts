@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
+import { withTimeout } from '../../shared/time/with-timeout.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { requestIdOf } from '../../shared/http/request-id.ts';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
@@ -51,6 +52,15 @@ const emptyObject = '{}';
  * every delivery of one is (docs/receiver.md#spool).
  */
 const SPOOL_DEADLINE_MS = 1_500;
+
+/**
+ * What the spool write is left of SPOOL_DEADLINE_MS at the least: the enqueue gets the rest (its
+ * own budget, WEBHOOK_ENQUEUE_TIMEOUT_MS, at most 1 s, and a batch's hold of 100 ms, when that
+ * is shorter), counted from the request's arrival, the body's upload included.
+ */
+const SPOOL_SHARE_MS = 250;
+/** The most an enqueue can take by its own bounds: no deadline of the request's is needed before. */
+const ENQUEUE_BOUND_MS = 1_100;
 
 /** At most one warn line per refusal reason in this time. */
 const REFUSAL_LOG_EVERY_MS = 60_000;
@@ -198,10 +208,21 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       const enqueueStarted = performance.now();
       let outcome: EnqueueOutcome | undefined;
       try {
-        outcome = await deps.enqueue(job);
-        enqueueFailing = false;
-        // A run of spool refusals ends when Redis takes events again too: the next one is logged.
-        spoolRefusing = false;
+        // A body that took long to arrive leaves the enqueue only what is left of the answer's
+        // time: with its whole budget, a Redis that hangs had the spool write start past the
+        // deadline, and the event, kept, was answered 503. A call given up here may still land:
+        // the drainer's add of the spooled event is then a duplicate.
+        // With no time left at all, the event goes to the spool untried (and nothing is logged).
+        const left = started + SPOOL_DEADLINE_MS - SPOOL_SHARE_MS - enqueueStarted;
+        if (left > 0) {
+          outcome =
+            left >= ENQUEUE_BOUND_MS
+              ? await deps.enqueue(job)
+              : await withTimeout(deps.enqueue(job), left, 'no time left for the enqueue');
+          enqueueFailing = false;
+          // A run of spool refusals ends when Redis takes events again too: the next one is logged.
+          spoolRefusing = false;
+        }
       } catch (error) {
         if (!enqueueFailing)
           logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');
