@@ -16,7 +16,11 @@
 //      goes: the members' `post` records, the author's `comment` record, the mention and reply
 //      records; target 1 s). Each is timed from the moment the worker takes the job (bull's local
 //      `active` event) until it completes, and a query issued then must find every record changed;
-//      the bare baselines are the UPDATE and the DELETE of the same rows in the scratch table.
+//      the bare baselines are the UPDATE and the DELETE of the same rows in the scratch table;
+//   6. a hot group: --commenters (50,000) earlier commenters of one post stored untimed (copies of
+//      one of its actors, as if each had commented), then --hot (500) comments on it by new
+//      commenters: events/s, beside the bare upsert of that one record as often. Every job of one
+//      group waits for the one before it (the group's lock), so this is one job's cost in turn.
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere.
 import { createHash } from 'node:crypto';
@@ -47,13 +51,15 @@ const { values: args } = parseArgs({
     burst: { type: 'string', default: '20' },
     mutes: { type: 'string', default: '100000' },
     comments: { type: 'string', default: '1000' },
+    commenters: { type: 'string', default: '50000' },
+    hot: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '64' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--mutes 100000] [--comments 1000] [--concurrency 64]\n',
+    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--mutes 100000] [--comments 1000] [--commenters 50000] [--hot 500] [--concurrency 64]\n',
   );
   process.exit(0);
 }
@@ -64,8 +70,20 @@ const huge = Number(args.huge);
 const burst = Number(args.burst);
 const mutes = Number(args.mutes);
 const comments = Number(args.comments);
+const commenters = Number(args.commenters);
+const hot = Number(args.hot);
 const concurrency = Number(args.concurrency);
-for (const [name, value] of Object.entries({ events, posts, members, huge, burst, mutes, concurrency })) {
+for (const [name, value] of Object.entries({
+  events,
+  posts,
+  members,
+  huge,
+  burst,
+  mutes,
+  commenters,
+  hot,
+  concurrency,
+})) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a whole number >= 1`);
 }
 // The first comment is replied to, a later one deleted.
@@ -291,6 +309,23 @@ try {
     const left = await countRecords(sql, gone.records);
     if (left !== 0) throw new Error(`post deleted: ${left} of its ${gone.records.length} records left`);
   });
+
+  // 6. A hot group: the commenters of post p-0 stored untimed, copies of one of its actors.
+  await sql.query(
+    `INSERT INTO tray_target_actors (verb, target_id, actor_id, name, image_url, avatar_custom_url,
+       actor_deleted, at, action_id, expires_at)
+     SELECT verb, target_id, 'u-earlier' || n, 'Earlier ' || n, image_url, avatar_custom_url,
+            actor_deleted, at - n, 'cm-earlier-' || n, expires_at
+     FROM (SELECT * FROM tray_target_actors WHERE verb = 'comment' AND target_id = 'p-0' LIMIT 1) AS one,
+          generate_series(1, $1::int) AS n`,
+    [commenters],
+  );
+  await sql.query('ANALYZE tray_target_actors');
+  say(`stored ${commenters} earlier commenters of p-0`);
+  const hotMs = await run(
+    `${hot} comments on a post with ${commenters} earlier commenters`,
+    Array.from({ length: hot }, (_, index) => comment(index * posts, `u-hot${index}`, 20)),
+  );
   await worker.close();
 
   // Baselines: the bare statements on a table shaped like the records, same server, same run.
@@ -306,12 +341,12 @@ try {
          unread_at = excluded.unread_at, has_read = false, actors_count = bench_records.actors_count + 1`,
       [user, key, at],
     );
-  async function bareRate(keyOf: (index: number) => [string, string]): Promise<number> {
+  async function bareRate(keyOf: (index: number) => [string, string], count = events): Promise<number> {
     const started = performance.now();
     let next = 0;
     await Promise.all(
       Array.from({ length: 8 }, async () => {
-        while (next < events) {
+        while (next < count) {
           const index = next++;
           const [user, key] = keyOf(index);
           await upsert(user, key, t0 + index);
@@ -323,6 +358,7 @@ try {
   for (let index = 0; index < posts; index++) await upsert('u-owner', `comment_p-${index}`, t0);
   const bareGrouped = await bareRate((index) => ['u-owner', `comment_p-${index % posts}`]);
   const bareNew = await bareRate((index) => [`u-reader${index}`, `mention_pm-${index}`]);
+  const bareHot = await bareRate(() => ['u-owner', 'comment_p-0'], hot);
   async function bareFanOut(community: string): Promise<{ fresh: number; grouped: number }> {
     const statement = (at: number) => `
       INSERT INTO bench_records (user_id, key, last_update, unread_at, actors, actors_count)
@@ -393,13 +429,13 @@ try {
   await sql.end();
   await storage.close();
 
-  const rate = (ms: number) => Math.round((events * 1000) / ms);
+  const rate = (ms: number, count = events) => Math.round((count * 1000) / ms);
   const s = (ms: number) => (ms / 1000).toFixed(2);
   const check = (ok: boolean, target: string) => `${ok ? 'ok' : 'MISSED'} ${target}`;
   const row = (label: string, value: string, bare: string, target: string) =>
     `| ${label.padEnd(46)} | ${value.padStart(10)} | ${bare.padStart(10)} | ${target.padEnd(14)} |`;
   const out = [
-    `bench:worker  events=${events} posts=${posts} members=${members} huge=${huge} burst=${burst} mutes=${mutes} comments=${comments} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, PostgreSQL storage`,
+    `bench:worker  events=${events} posts=${posts} members=${members} huge=${huge} burst=${burst} mutes=${mutes} comments=${comments} commenters=${commenters} hot=${hot} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, PostgreSQL storage`,
     row('measure (through the bull queue and worker)', 'result', 'bare SQL', 'target'),
     row('---', '---', '---', '---'),
     row(
@@ -457,6 +493,12 @@ try {
       s(postGoneMs),
       s(barePostGone),
       check(postGoneMs <= 1000, '<= 1 s'),
+    ),
+    row(
+      `comments, post of ${commenters} commenters, events/s`,
+      String(rate(hotMs, hot)),
+      String(rate(bareHot, hot)),
+      '',
     ),
   ];
   process.stdout.write(`${out.join('\n')}\n`);

@@ -1,9 +1,12 @@
-// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000] [--away 1000] [--batch N]`: a quick timing, by hand, of
+// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000] [--away 1000] [--kept 0] [--muting 0] [--batch N]`: a quick timing, by hand, of
 // the PostgreSQL adapter's post fan-out (--quiet: without live streams to tell) (tray-service/storage/postgres): one post grouped into
 // --members members' `post` records, first new records, then grouped into the existing ones, then
 // after --posters distinct members have posted (a wide group), then after --away members left and
 // came back (each such record counted exactly, docs/tray-rules.md), then 20 posts in one batch, then
-// removals of posts (docs/tray-rules.md#inbox). Target:
+// removals of posts (docs/tray-rules.md#inbox), then, with --kept N, one post after N more posts of
+// the same posters are kept (an active community's `post` group never ends, so its kept posts grow
+// with its history; stored as copies of a kept post, not fanned out one by one), and with
+// --muting M, one more post after M members muted the community. Target:
 // 10,000 members well under 0.5 s. With `node --expose-gc`, also the heap the worker holds while it
 // tells a fan-out's records to live streams. Uses DATABASE_URL's server when set (in a database of its
 // own), else starts a throwaway PostgreSQL cluster with fsync on in a temp dir.
@@ -21,6 +24,8 @@ const { values: args } = parseArgs({
     members: { type: 'string', default: '10000' },
     posters: { type: 'string', default: '1000' },
     away: { type: 'string', default: '1000' },
+    kept: { type: 'string', default: '0' },
+    muting: { type: 'string', default: '0' },
     quiet: { type: 'boolean', default: false },
     // Members per fan-out statement (TRAY_FANOUT_BATCH); the adapter's default when not given.
     batch: { type: 'string' },
@@ -29,6 +34,8 @@ const { values: args } = parseArgs({
 const members = Number(args.members);
 const posters = Number(args.posters);
 const away = Number(args.away);
+const kept = Number(args.kept);
+const muting = Number(args.muting);
 const T0 = Date.UTC(2026, 0, 1);
 
 const post = bigClubPost;
@@ -183,6 +190,36 @@ async function main(): Promise<void> {
     await remove(`the newest post deleted, ${members} members' records shrink`, 'p-b19', T0 + 500_000);
     await remove('a post of the wide group deleted', 'p-w500', T0 + 501_000);
     await remove('the same deletion redelivered (nothing changes)', 'p-w500', T0 + 502_000);
+    if (kept > 0) {
+      await pool.query(
+        `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
+         SELECT community_id, 'p-kept-' || n, at + n, activity, expires_at
+         FROM (SELECT * FROM tray_community_posts WHERE community_id = 'c-big' AND action_id = 'p-3') AS one,
+              generate_series(1, $1::int) AS n`,
+        [kept],
+      );
+      await pool.query('ANALYZE tray_community_posts');
+      await time(
+        `1 post grouped, ${kept} more posts kept in the community`,
+        [post('m5', T0 + 600_000, 'p-6')],
+        T0 + 601_000,
+      );
+    }
+    if (muting > 0) {
+      // --muting members mute the community from before its posts (as a PUT would store it).
+      await pool.query(
+        `INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
+         SELECT 'm' || n, 'community', 'c-big', $2::bigint, NULL, NULL, 9223372036854775807
+         FROM generate_series(1, $1::int) AS n`,
+        [muting, T0],
+      );
+      await pool.query('ANALYZE tray_mutes');
+      await time(
+        `1 post grouped, ${muting} members muting the community, ${kept} more posts kept`,
+        [post('m5', T0 + 700_000, 'p-7')],
+        T0 + 701_000,
+      );
+    }
   } finally {
     await close();
   }

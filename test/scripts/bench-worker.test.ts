@@ -16,7 +16,7 @@ describe('scripts/bench-worker.ts', () => {
     before(async function () {
       this.timeout(240_000);
       const args = ['--events', '40', '--posts', '4', '--members', '50', '--huge', '60', '--burst', '2'];
-      args.push('--mutes', '20', '--comments', '30');
+      args.push('--mutes', '20', '--comments', '30', '--commenters', '200', '--hot', '5');
       const env = cleanEnv({ DATABASE_URL: (await testPostgres()).url });
       result = await runScript('scripts/bench-worker.ts', args, env, 230_000);
     });
@@ -39,6 +39,12 @@ describe('scripts/bench-worker.ts', () => {
         '2 posts to 50 members',
       ])
         expect(result.stdout).to.include(`| ${row}`);
+    });
+
+    it('times comments on a post of many earlier commenters beside the bare upsert of its record', () => {
+      expect(result.stdout).to.match(
+        /\| comments, post of 200 commenters, events\/s +\| +\d+ \| +\d+ \| +\|/,
+      );
     });
   });
 });
