@@ -5,7 +5,9 @@
 // kept action takes a place in the processing order), --events new-record mentions (a user feed: no
 // place), --joins community.didJoin of one user each (a membership batch each: a place), a post to
 // --members imported members (new records, then grouped), then the grouped comments redelivered
-// (new job ids: every kept action is a duplicate whose first place is read back).
+// (new job ids: every kept action is a duplicate whose first place is read back), then a hot
+// group: --commenters earlier commenters of one post stored untimed (copies of one of its actor
+// documents), and --hot comments on it by new commenters.
 // Each timed phase prints events/s and p50/p99 of a job's time from the worker taking it to its
 // completion. Baseline, same server, same run: --events bare updateOne upserts from 8 clients on a
 // scratch collection shaped like a record, and as many bare insertOne. At the end it prints how many
@@ -31,6 +33,8 @@ const { values: args } = parseArgs({
     posts: { type: 'string', default: '200' },
     joins: { type: 'string', default: '500' },
     members: { type: 'string', default: '2000' },
+    commenters: { type: 'string', default: '5000' },
+    hot: { type: 'string', default: '50' },
     concurrency: { type: 'string', default: '64' },
   },
 });
@@ -38,8 +42,10 @@ const events = Number(args.events);
 const posts = Number(args.posts);
 const joins = Number(args.joins);
 const members = Number(args.members);
+const commenters = Number(args.commenters);
+const hot = Number(args.hot);
 const concurrency = Number(args.concurrency);
-for (const [name, value] of Object.entries({ events, posts, joins, members, concurrency })) {
+for (const [name, value] of Object.entries({ events, posts, joins, members, commenters, hot, concurrency })) {
   // `--events abc` ran with NaN and printed a table of nonsense, exit 0.
   if (!Number.isInteger(value) || value < 1) {
     process.stderr.write(`--${name} expects a whole number >= 1\n`);
@@ -181,7 +187,7 @@ try {
       `| ${label.padEnd(40)} | ${String(rate(r)).padStart(8)} | ${r.p50.toFixed(1).padStart(8)} | ${r.p99.toFixed(1).padStart(8)} |\n`,
     );
   process.stdout.write(
-    `bench:worker-mongo ROOT=${ROOT} events=${events} posts=${posts} joins=${joins} members=${members} concurrency=${concurrency} node ${process.version}, ${cpus().length} CPUs, MongoDB adapter on FerretDB\n` +
+    `bench:worker-mongo ROOT=${ROOT} events=${events} posts=${posts} joins=${joins} members=${members} commenters=${commenters} hot=${hot} concurrency=${concurrency} node ${process.version}, ${cpus().length} CPUs, MongoDB adapter on FerretDB\n` +
       `| measure (through the bull queue and worker) | events/s | p50 ms | p99 ms |\n`,
   );
   // Baselines: bare single-document writes from 8 clients, same server, same run.
@@ -259,6 +265,33 @@ try {
       'grouped comments redelivered',
       indexes.map((index) => comment(index, `u-c${index % 50}`, 2)),
       'again',
+    ),
+  );
+  // A hot group: the earlier commenters of post p-0, copies of its first comment's actor document.
+  const actors = db.collection<{ _id: unknown; actor: { userId: string }; at: number; actionId: string }>(
+    'tray_target_actors',
+  );
+  const first = await actors.findOne({ actionId: 'cm-u-first-0' });
+  if (!first) throw new Error('the warm-up comment on p-0 left no actor document');
+  for (let start = 0; start < commenters; start += 1_000)
+    await actors.insertMany(
+      Array.from({ length: Math.min(1_000, commenters - start) }, (_, offset) => {
+        const n = start + offset;
+        return {
+          ...first,
+          _id: `bench-earlier-${n}`,
+          actor: { ...first.actor, userId: `u-earlier${n}` },
+          at: first.at - 1 - n,
+          actionId: `cm-earlier-${n}`,
+        };
+      }),
+    );
+  say(`stored ${commenters} earlier commenters of p-0`);
+  line(
+    `comments, post of ${commenters} commenters`,
+    await run(
+      `comments on a post of ${commenters} commenters`,
+      Array.from({ length: hot }, (_, index) => comment(index * posts, `u-hot${index}`, 20)),
     ),
   );
   await worker.close();
