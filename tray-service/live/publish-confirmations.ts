@@ -1,15 +1,19 @@
-import { Cluster, ReplyError } from 'ioredis';
+import { Cluster, ReplyError, type Redis } from 'ioredis';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 import { redisErrorCode } from '../../shared/redis/redis-failure.ts';
+import { socketOf } from '../../shared/redis/redis-socket.ts';
 import type { LiveChange } from './live-change.ts';
+
+/** The socket of the client's connection at a time: another one once it reconnected. */
+type Connection = ReturnType<typeof socketOf>;
 
 /** Changes published at `at` (epoch ms) on one connection, not confirmed yet. */
 interface Published {
   changes: readonly LiveChange[];
   at: number;
-  connection: number;
+  connection: Connection;
 }
 
 export interface PublishConfirmations {
@@ -44,11 +48,10 @@ export function createPublishConfirmations(
   confirmMs = CONFIRM_MS,
 ): PublishConfirmations {
   if (redis instanceof Cluster) return { sending: () => () => undefined };
-  const guarded = guardedRedis(redis);
-  // Each connection the client makes has a number of its own: what went out on an earlier one is
+  const server: Redis = redis;
+  const guarded = guardedRedis(server);
+  // Each connection the client makes has a socket of its own: what went out on an earlier one is
   // confirmed by no write on a later one.
-  let connection = 0;
-  redis.on('close', () => (connection += 1));
   let unconfirmed: Published[] = [];
   let count = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -59,15 +62,16 @@ export function createPublishConfirmations(
     const taken = unconfirmed;
     unconfirmed = [];
     count = 0;
-    const sentOn = connection;
+    const sentOn = socketOf(server);
     let confirmed = false;
     try {
-      await guarded(() => redis.set(key, '1', 'PX', 60_000));
+      await guarded(() => server.set(key, '1', 'PX', 60_000));
       confirmed = true;
     } catch (error) {
       confirmed = error instanceof ReplyError && redisErrorCode(error) !== 'READONLY';
     }
-    const reached = (batch: Published) => confirmed && batch.connection === sentOn && connection === sentOn;
+    const reached = (batch: Published) =>
+      confirmed && batch.connection === sentOn && socketOf(server) === sentOn && !sentOn?.destroyed;
     const missed = taken.filter((batch) => !reached(batch));
     if (missed.length === 0) return;
     logger.warn(
@@ -79,7 +83,7 @@ export function createPublishConfirmations(
 
   return {
     sending(at) {
-      const sentOn = connection;
+      const sentOn = socketOf(server);
       return (changes) => {
         unconfirmed.push({ changes, at, connection: sentOn });
         count += changes.length;
