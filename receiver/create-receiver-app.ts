@@ -32,6 +32,8 @@ export interface ReceiverDeps {
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   webhookPath: string;
   settings: WebhookSettings;
+  /** The longest one enqueue can take by its own bounds (createWebhookHandler). */
+  enqueueBoundMs?: number;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
     metrics,
     logger: deps.logger,
     securityHeaders: headers,
+    ...(deps.enqueueBoundMs === undefined ? {} : { enqueueBoundMs: deps.enqueueBoundMs }),
   });
   // The other spellings of the path (a trailing slash, another case, a query string), matched by
   // the one matcher the own-server example uses too: the same handler, which answers every outcome

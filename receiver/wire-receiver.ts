@@ -149,6 +149,8 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     enqueue,
     webhookPath: wiring.webhookPath,
     settings: wiring.settings,
+    // Its budget and the hold before it (maxHoldMs above).
+    enqueueBoundMs: enqueueTimeoutMs + Math.ceil(enqueueTimeoutMs / 10),
   });
   // The drainer adds one event at a time, in spool order, under its own (longer) budget.
   const checked = wiring.beforeDraining?.(queue.client) ?? Promise.resolve();

@@ -30,6 +30,11 @@ export interface WebhookHandlerDeps {
   logger: Logger;
   /** helmet's headers (helmetHeaders()), sent with every answer. */
   securityHeaders: ReadonlyMap<string, string>;
+  /**
+   * The longest one enqueue can take by its own bounds (its budget and a batch's hold; 1.1 s, the
+   * most configurable, unless given): a request with more time left needs no deadline of its own.
+   */
+  enqueueBoundMs?: number;
   now?: () => Date;
 }
 
@@ -58,8 +63,8 @@ const SPOOL_DEADLINE_MS = 1_500;
  * own budget, WEBHOOK_ENQUEUE_TIMEOUT_MS, at most 1 s, and a batch's hold of 100 ms, when that
  * is shorter), counted from the request's arrival, the body's upload included.
  */
-const SPOOL_SHARE_MS = 250;
-/** The most an enqueue can take by its own bounds: no deadline of the request's is needed before. */
+const SPOOL_SHARE_MS = 500;
+/** The most an enqueue can take by its own bounds (WEBHOOK_ENQUEUE_TIMEOUT_MS at most, and its hold). */
 const ENQUEUE_BOUND_MS = 1_100;
 
 /** At most one warn line per refusal reason in this time. */
@@ -94,6 +99,7 @@ const reasonOf: Partial<Record<ErrorKind, RejectReason>> = {
  * JSON error shape and an unexpected failure as a 500, each with helmet's headers.
  */
 export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
+  const enqueueBoundMs = deps.enqueueBoundMs ?? ENQUEUE_BOUND_MS;
   const { settings, metrics, logger } = deps;
   const now = deps.now ?? (() => new Date());
   const decider = createDeliveryDecider(settings);
@@ -216,7 +222,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         const left = started + SPOOL_DEADLINE_MS - SPOOL_SHARE_MS - enqueueStarted;
         if (left > 0) {
           outcome =
-            left >= ENQUEUE_BOUND_MS
+            left >= enqueueBoundMs
               ? await deps.enqueue(job)
               : await withTimeout(deps.enqueue(job), left, 'no time left for the enqueue');
           enqueueFailing = false;

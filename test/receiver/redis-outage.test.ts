@@ -185,7 +185,8 @@ describe('receiver while Redis is down', function () {
   describe('when a body arrives slowly while Redis hangs', () => {
     it('spools within what is left of the 1.5 s, and the event is queued once Redis answers', async () => {
       const prefix = useQueuePrefix();
-      const receiver = await start(prefix, join(dir, 'spool'));
+      // The longest enqueue budget allowed: a body 0.6 s late left the spool write past the 1.5 s.
+      const receiver = await start(prefix, join(dir, 'spool'), { enqueueTimeoutMs: 1_000 });
       const server = createServer(receiver.app).listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       const body = channelDidCreate('slow-upload');
@@ -208,7 +209,7 @@ describe('receiver while Redis is down', function () {
           );
           req.on('error', reject);
           req.flushHeaders();
-          setTimeout(() => req.end(body), 1_250);
+          setTimeout(() => req.end(body), 600);
         });
         const elapsed = performance.now() - started;
         expect(status).to.equal(200);

@@ -17,6 +17,8 @@ import { testStack } from '../../support/test-stack.ts';
 import { testSecret } from './signed-request.ts';
 
 export interface ReceiverOptions {
+  /** WEBHOOK_ENQUEUE_TIMEOUT_MS (300 unless given). */
+  enqueueTimeoutMs?: number;
   /** Comma-separated CIDRs; the default lets the test client (loopback) in. `off` disables the check. */
   allow?: string;
   /**
@@ -101,7 +103,7 @@ export async function startTestReceiver(
     spoolDir,
     webhookPath: options.webhookPath ?? '/webhooks',
     dedupeSeconds: 86_400,
-    enqueueTimeoutMs: 300,
+    enqueueTimeoutMs: options.enqueueTimeoutMs ?? 300,
     settings: testSettings(options),
     logger: options.logLines ? collectingLogger(options.logLines) : testLogger(),
     registry,
