@@ -121,6 +121,8 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   // Whether Redis takes writes, for /readyz: every enqueue and drain reports how it ended.
   const writes = createRedisWriteHealth(queue.client, wiring.queuePrefix);
   const { enqueueTimeoutMs } = wiring;
+  // How long an event may wait for the call ahead of it before it is sent anyway.
+  const maxHoldMs = Math.ceil(enqueueTimeoutMs / 10);
   const enqueue = batchPerTick(
     (jobs: readonly EncodedWebhookJob[]) =>
       breaker.call(() => writes.observe(enqueueMany(target, jobs)), enqueueTimeoutMs),
@@ -129,7 +131,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
       maxWeight: 1024 * 1024,
       weight: (job) => job.json.length,
       maxInFlight: 1,
-      maxHoldMs: Math.ceil(enqueueTimeoutMs / 10),
+      maxHoldMs,
     },
   );
   // One set of metrics for the app and the drainer: the drainer counts what it moves out of the spool.
@@ -149,8 +151,8 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     enqueue,
     webhookPath: wiring.webhookPath,
     settings: wiring.settings,
-    // Its budget and the hold before it (maxHoldMs above).
-    enqueueBoundMs: enqueueTimeoutMs + Math.ceil(enqueueTimeoutMs / 10),
+    // Its budget and the hold before it.
+    enqueueBoundMs: enqueueTimeoutMs + maxHoldMs,
   });
   // The drainer adds one event at a time, in spool order, under its own (longer) budget.
   const checked = wiring.beforeDraining?.(queue.client) ?? Promise.resolve();

@@ -3,6 +3,7 @@ import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { Mute, MuteTargetType } from '../../domain/mute.ts';
 import type { MuteTarget } from '../../domain/mute-changes.ts';
 import type { InboxPort } from '../port.ts';
+import { MUTE_END } from './held-back-sql.ts';
 import { inTransaction } from './in-transaction.ts';
 import { lockKeys, muteLock } from './lock-keys.ts';
 
@@ -70,10 +71,10 @@ export function createPostgresMutes(
                LIMIT $7) AS counted),
            kept AS (
              SELECT count(*) AS n FROM (
-               SELECT 1 FROM tray_mutes
-               WHERE user_id = $1 AND target_type = $2 AND target_id = $3
+               SELECT 1 FROM tray_mutes m
+               WHERE m.user_id = $1 AND m.target_type = $2 AND m.target_id = $3
                  -- In force or ended within the retention (domain/mute.ts countsTowardSpanLimit).
-                 AND COALESCE(LEAST(until_at, removed_at), ${NEVER}) > $4::bigint - $6
+                 AND ${MUTE_END} > $4::bigint - $6
                LIMIT $8) AS counted),
            started AS (
              INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
