@@ -5,13 +5,28 @@ import { withTimeout } from '../../shared/time/with-timeout.ts';
  * Whether the worker may take jobs: open while the storage answers, shut while it does not. A job
  * that fails during an outage is not the job's fault, so it waits here and runs again in place
  * instead of spending one of its attempts (docs/operations.md#when-a-dependency-is-down).
+ *
+ * A storage that answers but takes no writes (read-only, a full disk) shuts it too, as `refused`
+ * says; no ping can tell when writes pass again, so the jobs that met the refusal go on trying
+ * (`whenOpen(true)` lets them by) and the first that writes opens it (`leftRefusal`).
  */
 export interface StorageGate {
   /**
    * Resolves at once while open, otherwise once the storage answers again; never after stop()
    * during an outage (nothing probes any more).
    */
-  whenOpen(): Promise<void>;
+  whenOpen(probingRefusal?: boolean): Promise<void>;
+  /**
+   * Called after a job's write was refused while the storage answers: shuts the gate (unless an
+   * outage already did) until a job writes. The job itself waits `waitMs` (never, after stop(),
+   * when it parks like a job at a shut gate) and tries again, passing `whenOpen(true)`.
+   */
+  refused(waitMs: number): Promise<void>;
+  /**
+   * Called when a job that met a refusal is done with it (it wrote, or failed for a reason of its
+   * own): opens a gate a refusal shut, so that the jobs held there find out for themselves.
+   */
+  leftRefusal(): void;
   /**
    * Called after a job failed: asks the storage (one probe shared by every job failing at once)
    * and shuts the gate when it does not answer. True when the failure was the outage's.
@@ -48,7 +63,8 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   const firstProbeMs = options.firstProbeMs ?? 250;
   const maxProbeMs = options.maxProbeMs ?? 5_000;
   let stopped = false;
-  let outage: { since: number; opened: Promise<undefined>; open: () => void } | undefined;
+  // `refusal`: shut by a refused write, which no probe ends; a ping outage meanwhile turns it into one.
+  let outage: { since: number; opened: Promise<undefined>; open: () => void; refusal: boolean } | undefined;
   let probing: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const parked = Promise.withResolvers<undefined>();
@@ -67,11 +83,13 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
 
   const reopen = () => {
     if (!outage) return;
-    const { since, open } = outage;
+    const { since, open, refusal } = outage;
     outage = undefined;
     options.logger.info(
       { downForMs: Math.round(performance.now() - since) },
-      'storage answers again: the worker takes jobs again',
+      refusal
+        ? 'storage takes writes again: the worker takes jobs again'
+        : 'storage answers again: the worker takes jobs again',
     );
     options.onChange?.(true);
     open();
@@ -88,10 +106,18 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     }, waitMs);
   };
 
-  const shut = () => {
-    if (outage) return;
+  const shut = (refusal: boolean) => {
+    if (outage) {
+      // Refused writes, and now no answer at all: probed from here on like any outage.
+      if (!refusal && outage.refusal && !stopped) {
+        outage.refusal = false;
+        options.logger.warn('storage does not answer: the worker waits for it (jobs wait in the queue)');
+        probeLater(firstProbeMs);
+      }
+      return;
+    }
     const { promise: opened, resolve: open } = Promise.withResolvers<undefined>();
-    outage = { since: performance.now(), opened, open: () => open(undefined) };
+    outage = { since: performance.now(), opened, open: () => open(undefined), refusal };
     // An outage found after stop() still parks its jobs (else they would retry in a busy loop),
     // but nothing probes or resumes the queue any more: the process is going away.
     if (stopped) {
@@ -99,24 +125,37 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
       return;
     }
     options.logger.warn(
-      'storage does not answer: the worker takes no jobs until it does (jobs wait in the queue)',
+      refusal
+        ? 'storage answers but refuses writes (read-only or full): the worker takes no new jobs, and the ones it holds try again without spending attempts until a write passes'
+        : 'storage does not answer: the worker takes no jobs until it does (jobs wait in the queue)',
     );
     options.onChange?.(false);
-    probeLater(firstProbeMs);
+    if (!refusal) probeLater(firstProbeMs);
   };
 
   return {
     // Parks a job only during an outage: after stop() with the storage answering, bull still hands
     // out the jobs its waiting fetches bring, and queue.close() waits for them, so they must run.
-    whenOpen: () =>
+    whenOpen: (probingRefusal = false) =>
       stopped && outage
         ? new Promise<void>(() => undefined)
-        : (outage?.opened.then(() => undefined) ?? Promise.resolve()),
+        : probingRefusal && outage?.refusal
+          ? Promise.resolve()
+          : (outage?.opened.then(() => undefined) ?? Promise.resolve()),
     async isOutage() {
-      if (outage) return true;
+      if (outage && !outage.refusal) return true;
       if (await answers()) return false;
-      shut();
+      shut(false);
       return true;
+    },
+    async refused(waitMs) {
+      shut(true);
+      if (stopped) return new Promise<void>(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (stopped) return new Promise<void>(() => undefined);
+    },
+    leftRefusal() {
+      if (outage?.refusal) reopen();
     },
     get isOpen() {
       return outage === undefined;

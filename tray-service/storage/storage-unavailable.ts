@@ -1,5 +1,13 @@
-import { isMongoConnectionLost, isMongoUnavailable } from './mongodb/mongo-unavailable.ts';
-import { isPostgresConnectionLost, isPostgresUnavailable } from './postgres/postgres-unavailable.ts';
+import {
+  isMongoConnectionLost,
+  isMongoRefusingWrites,
+  isMongoUnavailable,
+} from './mongodb/mongo-unavailable.ts';
+import {
+  isPostgresConnectionLost,
+  isPostgresRefusingWrites,
+  isPostgresUnavailable,
+} from './postgres/postgres-unavailable.ts';
 import { StorageBusyError } from './storage-busy-error.ts';
 
 /**
@@ -15,3 +23,12 @@ export const isStorageUnavailable = (error: unknown): boolean =>
  */
 export const isStorageConnectionLost = (error: unknown): boolean =>
   isMongoConnectionLost(error) || isPostgresConnectionLost(error);
+
+/**
+ * Either adapter's "I answer, but take no writes now" (a full disk; FerretDB over a read-only
+ * PostgreSQL), which
+ * may last as long as an operator needs and is never the job's fault: the worker holds its jobs
+ * without spending attempts until a write passes again.
+ */
+export const isStorageRefusingWrites = (error: unknown): boolean =>
+  isMongoRefusingWrites(error) || isPostgresRefusingWrites(error);

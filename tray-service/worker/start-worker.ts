@@ -14,7 +14,11 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
-import { isStorageConnectionLost, isStorageUnavailable } from '../storage/storage-unavailable.ts';
+import {
+  isStorageConnectionLost,
+  isStorageRefusingWrites,
+  isStorageUnavailable,
+} from '../storage/storage-unavailable.ts';
 import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
@@ -46,7 +50,7 @@ const LOST_CONNECTION_RETRIES = 10;
 
 /**
  * A storage that answers its ping but says "not now" to a job's statements (a statement timeout in
- * a lock storm, out of connections, a full disk or out of memory: isStorageUnavailable) is not the
+ * a lock storm, out of connections or of memory: isStorageUnavailable) is not the
  * job's fault: the job waits and runs again, STORAGE_BUSY_WAITS times, the waits doubling from
  * STORAGE_BUSY_FIRST_WAIT_MS up to 30 s (about a minute in all), before it spends an attempt.
  * Spent at once, every job in the backlog used its 20 attempts within minutes and went to the
@@ -185,10 +189,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         timer.ms += performance.now() - started;
       }
     };
-    for (let lostConnections = 0, busyWaits = 0; ;) {
-      await gate.whenOpen();
+    for (let lostConnections = 0, busyWaits = 0, refusals = 0; ;) {
+      await gate.whenOpen(refusals > 0);
       try {
-        return await run();
+        const result = await run();
+        if (refusals > 0) gate.leftRefusal();
+        return result;
       } catch (error) {
         // Only a failure of the job's own spends an attempt; during an outage it runs again.
         if (await gate.isOutage()) continue;
@@ -196,10 +202,22 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         // still reaches the former primary (dropped now), or one the server ended. Not the job's
         // fault either: it runs again on another connection. Bounded, so that a job which itself
         // breaks its connection still spends its attempts.
-        if (isStorageConnectionLost(error)) {
-          if (++lostConnections <= LOST_CONNECTION_RETRIES) continue;
-          throw error;
+        if (isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES) continue;
+        // Read-only (still, on fresh connections) or a full disk: however long it lasts, the job
+        // waits and tries again, and the worker takes no new jobs meanwhile. Spending attempts,
+        // the whole backlog went to the failed set within minutes while the ping passed.
+        if (isStorageRefusingWrites(error)) {
+          await gate.refused(
+            Math.min(busyFirstWaitMs * 2 ** Math.min(refusals, 10), STORAGE_BUSY_MAX_WAIT_MS),
+          );
+          refusals += 1;
+          continue;
         }
+        if (refusals > 0) {
+          gate.leftRefusal();
+          refusals = 0;
+        }
+        if (isStorageConnectionLost(error)) throw error;
         if (isStorageUnavailable(error) && busyWaits < STORAGE_BUSY_WAITS) {
           const waitMs = Math.min(busyFirstWaitMs * 2 ** busyWaits, STORAGE_BUSY_MAX_WAIT_MS);
           busyWaits += 1;

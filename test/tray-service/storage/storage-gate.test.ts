@@ -102,4 +102,80 @@ describe('createStorageGate', () => {
     expect(opened).to.equal(false);
     expect(probes).to.equal(1);
   });
+
+  describe('refused writes (a read-only server or a full disk, while the ping passes)', () => {
+    it('shuts without probing, lets the refused jobs by, and opens when one of them is done with it', async () => {
+      const { logger, messages } = recordingLogger();
+      let probes = 0;
+      const changes: boolean[] = [];
+      const gate = createStorageGate({
+        ping: () => {
+          probes += 1;
+          return Promise.resolve();
+        },
+        logger,
+        onChange: (open) => changes.push(open),
+        firstProbeMs: 10,
+      });
+      await Promise.all([gate.refused(10), gate.refused(10)]);
+      expect(gate.isOpen).to.equal(false);
+      expect(changes).to.deep.equal([false]);
+      // A job that failed otherwise asks the ping, which passes: the failure was its own.
+      expect(await gate.isOutage()).to.equal(false);
+      let held = false;
+      void gate.whenOpen().then(() => (held = true));
+      let refusedJob = false;
+      void gate.whenOpen(true).then(() => (refusedJob = true));
+      await sleep(100);
+      expect([held, refusedJob]).to.deep.equal([false, true]);
+      // No ping can tell when writes pass again: nothing but the isOutage above asked it.
+      expect(probes).to.equal(1);
+      gate.leftRefusal();
+      await sleep(0);
+      expect(held).to.equal(true);
+      expect(changes).to.deep.equal([false, true]);
+      expect(messages.filter((m) => m.startsWith('storage'))).to.deep.equal([
+        'storage answers but refuses writes (read-only or full): the worker takes no new jobs, and the ones it holds try again without spending attempts until a write passes',
+        'storage takes writes again: the worker takes jobs again',
+      ]);
+      gate.stop();
+    });
+
+    it('probes like any outage once the storage stops answering, and opens when it answers', async () => {
+      const { logger } = recordingLogger();
+      let up = false;
+      const gate = createStorageGate({
+        ping: () => (up ? Promise.resolve() : Promise.reject(new Error('ECONNREFUSED'))),
+        logger,
+        firstProbeMs: 10,
+        maxProbeMs: 20,
+      });
+      await gate.refused(0);
+      expect(await gate.isOutage()).to.equal(true);
+      // Now a refused job waits like the rest: the probe decides.
+      let refusedJob = false;
+      void gate.whenOpen(true).then(() => (refusedJob = true));
+      await sleep(60);
+      expect(refusedJob).to.equal(false);
+      up = true;
+      await sleep(60);
+      expect(refusedJob).to.equal(true);
+      expect(gate.isOpen).to.equal(true);
+      gate.stop();
+    });
+
+    it('after stop, parks a refused job instead of letting it try again', async () => {
+      const { logger } = recordingLogger();
+      const gate = createStorageGate({ ping: () => Promise.resolve(), logger });
+      gate.stop();
+      let retried = false;
+      void gate.refused(0).then(() => (retried = true));
+      await sleep(50);
+      expect(retried).to.equal(false);
+      let parked = false;
+      void gate.parkedAfterStop.then(() => (parked = true));
+      await sleep(0);
+      expect(parked).to.equal(true);
+    });
+  });
 });

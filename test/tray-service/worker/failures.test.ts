@@ -17,6 +17,13 @@ import { testStack } from '../../support/test-stack.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFerretOnPostgres, type FerretOnPostgres } from '../../../scripts/lib/local-servers.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { EVENTS } from '../../../tray-service/storage/mongodb/collection-names.ts';
+import { openMongoStorage } from '../../../tray-service/storage/mongodb/open-mongo-storage.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
@@ -188,6 +195,125 @@ describe('tray worker when its database takes no writes (a standby after a failo
     expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
   });
 });
+
+/**
+ * A storage whose disk fills on demand, as the server reports it: a trigger raising disk_full on
+ * every stored event, what PostgreSQL raises when it cannot extend the table's file (and FerretDB
+ * passes on in its InternalError). On the MongoDB adapter, a FerretDB of the suite's own on a
+ * PostgreSQL of its own, whose tables are FerretDB's (one per collection, named in its metadata).
+ */
+function useFillingDisk(engine: 'postgres' | 'mongodb') {
+  const state = {
+    storage: undefined as TrayStorage | undefined,
+    fill: () =>
+      admin!.query(
+        `CREATE TRIGGER disk_full BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION disk_full()`,
+      ),
+    free: () => admin!.query(`DROP TRIGGER disk_full ON ${table}`),
+  };
+  let admin: pg.Client | undefined;
+  let table = 'stored_events';
+  let dir = '';
+  let servers: FerretOnPostgres | undefined;
+  const suite = engine === 'postgres' ? useTrayStorage('postgres') : undefined;
+  before(async function () {
+    this.timeout(120_000);
+    if (suite) {
+      state.storage = suite.storage;
+      admin = new pg.Client({ connectionString: suite.env.DATABASE_URL });
+    } else {
+      dir = mkdtempSync(join(tmpdir(), 'tray-disk-full-'));
+      servers = await startFerretOnPostgres({ dir });
+      state.storage = await openMongoStorage(servers.ferret.url, 'diskfull', {
+        appName: 'tests',
+        logger: createLogger({ name: 'test', level: 'silent' }),
+      });
+      admin = new pg.Client({ connectionString: servers.postgres.url });
+    }
+    // The suite's database is dropped in an after hook that may run before this suite's.
+    admin.on('error', () => undefined);
+    await admin.connect();
+    if (!suite) {
+      const { rows } = await admin.query<{ table: string }>(
+        `SELECT _jsonb->>'table' AS table FROM diskfull._ferretdb_database_metadata WHERE _jsonb->>'_id' = $1`,
+        [EVENTS],
+      );
+      expect(rows).to.have.length(1);
+      table = `diskfull."${rows[0]!.table}"`;
+    }
+    await admin.query(`CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full';
+      END $$`);
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await admin?.end().catch(() => undefined);
+    if (servers) {
+      await state.storage?.close();
+      await servers.ferret.stop().catch(() => undefined);
+      await servers.postgres.stop().catch(() => undefined);
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return state;
+}
+
+// A full disk lasts as long as an operator needs, and the ping (a read) passes meanwhile. Spending
+// attempts after a minute of waits (PostgreSQL) or at once (FerretDB's InternalError was taken for
+// the job's own), a job went to the failed set (20 attempts, 7 minutes in production), and with it
+// the whole backlog.
+for (const engine of ['postgres', 'mongodb'] as const)
+  describe(`tray worker when its database answers but its disk is full (${engine})`, () => {
+    const prefix = useQueuePrefix();
+    const disk = useFillingDisk(engine);
+    const registry = createMetricsRegistry('test', false);
+    const log = recordingLogger();
+    let queue: Bull.Queue<WebhookJobData> | undefined;
+    let worker: RunningWorker | undefined;
+    const gateOpen = async () =>
+      (await registry.getSingleMetric('tray_worker_storage_gate_open')?.get())?.values[0]?.value;
+
+    before(async function () {
+      this.timeout(60_000);
+      queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+      worker = await quietWorker(queue, disk.storage!, {
+        storageBusyFirstWaitMs: 10,
+        registry,
+        logger: log.logger,
+      });
+    });
+    // Registered after the disk's, so it runs first: the worker stops before its storage closes.
+    after(async function () {
+      this.timeout(30_000);
+      await worker?.close();
+    });
+
+    it('holds its jobs for as long as writes fail so, takes no new ones meanwhile, and spends no attempt', async function () {
+      this.timeout(60_000);
+      await disk.fill();
+      const job = await addHeldJob(queue!, 'cm-disk-full');
+      const later = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-disk-full-later' })), {
+        ...webhookJobOptions,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 200 },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await (await queue!.getJob(job.id))?.getState()).to.equal('active');
+      expect(['waiting', 'active']).to.include(await (await queue!.getJob(later.id))?.getState());
+      expect((await queue!.getJob(later.id))?.attemptsMade).to.equal(0);
+      expect(await gateOpen()).to.equal(0);
+      expect(
+        log.messages.filter((message) => message.startsWith('storage answers but refuses writes')),
+      ).to.have.length(1);
+      await disk.free();
+      expect(await settled(job)).to.equal('completed');
+      expect(await settled(later)).to.equal('completed');
+      for (const done of [job, later]) expect((await queue!.getJob(done.id))?.attemptsMade).to.equal(0);
+      expect(await gateOpen()).to.equal(1);
+      expect(log.messages).to.include('storage takes writes again: the worker takes jobs again');
+    });
+  });
 
 /**
  * A worker whose every `events.store` fails with `failure` (a real error of the test's PostgreSQL,

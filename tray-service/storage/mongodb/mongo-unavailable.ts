@@ -46,6 +46,12 @@ const FERRETDB_BACKEND_DOWN =
   /\(SQLSTATE (?:08(?:000|001|003|004|006)|57P0[123]|53300|57014)\)|failed to connect to `|\bdial error\b/;
 const FERRETDB_INTERNAL_ERROR = 1;
 
+/**
+ * ... and while its PostgreSQL answers but takes no writes (read-only, or a full disk): SQLSTATE
+ * 25006 or 53100 in the message, as postgres-unavailable.ts takes them.
+ */
+const FERRETDB_BACKEND_REFUSING_WRITES = /\(SQLSTATE (?:25006|53100)\)/;
+
 /** True for driver errors that mean "MongoDB cannot serve this now", as opposed to a bad query. */
 export function isMongoUnavailable(error: unknown): boolean {
   const cause = unwrapped(error);
@@ -63,7 +69,25 @@ export function isMongoUnavailable(error: unknown): boolean {
   const concern = writeConcernFailureOf(cause)?.code;
   if (typeof concern === 'number' && MONGO_UNAVAILABLE_CODES.has(concern)) return true;
   if (typeof cause.code === 'number' && MONGO_UNAVAILABLE_CODES.has(cause.code)) return true;
-  return cause.code === FERRETDB_INTERNAL_ERROR && FERRETDB_BACKEND_DOWN.test(cause.message);
+  return (
+    cause.code === FERRETDB_INTERNAL_ERROR &&
+    (FERRETDB_BACKEND_DOWN.test(cause.message) || FERRETDB_BACKEND_REFUSING_WRITES.test(cause.message))
+  );
+}
+
+/**
+ * True for a server that answers but refuses writes for as long as an operator needs (a subset of
+ * isMongoUnavailable's classes): FerretDB over a read-only or full PostgreSQL. MongoDB itself
+ * has no such state that a ping passes: a member that takes no writes is not the primary the
+ * driver selects, and a full disk stops mongod.
+ */
+export function isMongoRefusingWrites(error: unknown): boolean {
+  const cause = unwrapped(error);
+  return (
+    cause instanceof MongoServerError &&
+    cause.code === FERRETDB_INTERNAL_ERROR &&
+    FERRETDB_BACKEND_REFUSING_WRITES.test(cause.message)
+  );
 }
 
 /**

@@ -32,6 +32,16 @@ const POSTGRES_UNAVAILABLE = new Set([
   '08004', // sqlserver_rejected_establishment_of_sqlconnection
 ]);
 
+/**
+ * SQLSTATEs of a server that answers, even its ping, but takes no writes for as long as an
+ * operator needs: a full disk. Never the statement's own fault, however often it meets it. Not
+ * read_only_sql_transaction: the ping itself fails on a read-only server (read-only-connection.ts),
+ * so one met while the ping passes is the statement's connection's (above) or its own.
+ */
+const POSTGRES_REFUSING_WRITES = new Set([
+  '53100', // disk_full
+]);
+
 /** Socket codes of a connection cut after it was made (the others say no connection could be). */
 const SOCKET_CUT = new Set(['ECONNRESET', 'EPIPE']);
 
@@ -65,4 +75,14 @@ export function isPostgresConnectionLost(error: unknown): boolean {
   const code = codeOf(error);
   if (typeof code === 'string' && (POSTGRES_CONNECTION_LOST.has(code) || SOCKET_CUT.has(code))) return true;
   return POSTGRES_LOST_MESSAGES.some((message) => error.message.startsWith(message));
+}
+
+/**
+ * True for node-postgres errors of a server that refuses writes while it answers reads (a subset
+ * of isPostgresUnavailable): its ping passes, so only a write tells when it takes them again.
+ */
+export function isPostgresRefusingWrites(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = codeOf(error);
+  return typeof code === 'string' && POSTGRES_REFUSING_WRITES.has(code);
 }

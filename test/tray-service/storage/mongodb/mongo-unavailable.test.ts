@@ -12,6 +12,7 @@ import { ignoreDuplicates } from '../../../../tray-service/storage/mongodb/compa
 import { insertOutcomes } from '../../../../tray-service/storage/mongodb/compare-and-set/insert-outcomes.ts';
 import {
   isMongoConnectionLost,
+  isMongoRefusingWrites,
   isMongoUnavailable,
 } from '../../../../tray-service/storage/mongodb/mongo-unavailable.ts';
 
@@ -99,6 +100,25 @@ describe('isMongoUnavailable', () => {
     expect(isMongoUnavailable(serverError(1, 'unexpected operator $frobnicate'))).to.equal(false);
     // A protocol violation is a bug, not an outage, as on PostgreSQL itself.
     expect(isMongoUnavailable(serverError(1, 'ERROR: bad message (SQLSTATE 08P01)'))).to.equal(false);
+  });
+
+  // FerretDB 1.24's own words when its PostgreSQL's disk is full (seen on an insert and an upsert).
+  it('takes FerretDB’s InternalError of a PostgreSQL refusing writes for "not now", and says it refuses writes', () => {
+    const full = serverError(
+      1,
+      '[msg_insert.go:168 handler.(*Handler).MsgInsert] [collection.go:163 postgresql.(*collection).InsertAll.func1] ERROR: could not extend file: No space left on device (SQLSTATE 53100)',
+    );
+    const readOnly = serverError(
+      1,
+      'ERROR: cannot execute INSERT in a read-only transaction (SQLSTATE 25006)',
+    );
+    const down = serverError(
+      1,
+      'FATAL: terminating connection due to administrator command (SQLSTATE 57P01)',
+    );
+    expect([full, readOnly, down].map(isMongoUnavailable)).to.deep.equal([true, true, true]);
+    expect([full, readOnly, down].map(isMongoRefusingWrites)).to.deep.equal([true, true, false]);
+    expect(isMongoRefusingWrites(serverError(10107, 'not primary'))).to.equal(false);
   });
 
   it('hands a wrong command on as its own (duplicate key, bad value, unauthorised)', () => {
