@@ -139,7 +139,9 @@ async function exportTo(
 ): Promise<number> {
   // Files are touched only once the storage is open: a run that cannot reach it (or is
   // misconfigured) must not remove the partial export of an earlier one.
-  const storage = await openScriptStorage('export-events');
+  // Read-only: an analytics role may hold SELECT alone, or DATABASE_URL name a replica, and an
+  // export never changes the schema the running service uses.
+  const storage = await openScriptStorage('export-events', { readOnly: true });
   let after: ReturnType<typeof resumedAfter>;
   try {
     after = resume ? resumedAfter(partial, filter) : startAfresh(partial, filter);

@@ -14,7 +14,10 @@ export const storageVariables =
  * DATABASE_URL, MONGODB_URI, ...): an operator script reads and writes exactly what the service
  * does. A missing or ambiguous choice is a ConfigError (exit 2, one line naming the variables).
  */
-export async function openScriptStorage(appName: string): Promise<TrayStorage> {
+export async function openScriptStorage(
+  appName: string,
+  options: { readOnly?: boolean } = {},
+): Promise<TrayStorage> {
   // The adapter may bring older records into shape at open (MongoDB): with the service's retention.
   const env = scriptEnv({
     ...trayStorageShape,
@@ -25,5 +28,6 @@ export async function openScriptStorage(appName: string): Promise<TrayStorage> {
     appName,
     retentionDays: env.TRAY_RETENTION_DAYS,
     fanOutBatch: env.TRAY_FANOUT_BATCH,
+    ...(options.readOnly ? { readOnly: true } : {}),
   });
 }

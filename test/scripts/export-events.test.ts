@@ -19,6 +19,9 @@ import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { eventsFilterShape } from '../../tray-service/admin/api-schema/admin-inputs.ts';
 import { toDecisionDoc } from '../../tray-service/domain/decision-doc.ts';
 import { eventDoc, storeEvents, type SeedEvent } from '../tray-service/admin/admin-fixtures.ts';
+import { connectMongo } from '../../shared/mongo/connect-mongo.ts';
+import { TRAY_MIGRATIONS } from '../../tray-service/storage/mongodb/collection-names.ts';
+import { PROCESSED_AT } from '../../tray-service/storage/mongodb/memberships/migrate-processed-at.ts';
 
 describe('scripts/export-events.ts', function () {
   this.timeout(60_000);
@@ -351,5 +354,108 @@ describe('scripts/export-events.ts', function () {
       expect(result.code).to.equal(0);
       expect(result.stdout).to.include('Usage: npm run export-events');
     });
+  });
+});
+
+// Analytics and moderation teams export with a role that may only read, or from a replica: the
+// export opened the storage as the service does, migrations and all, and failed there (permission
+// denied for the schema), or would have changed the schema under the running service.
+describe('scripts/export-events.ts with a read-only database (PostgreSQL)', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage('postgres');
+  const role = `reader_${process.pid}`;
+  let admin: pg.Client | undefined;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'export-read-only-'));
+    await storeEvents(suite.storage, [eventDoc({ key: 'ro-1', event: 'post.didCreate' })]);
+    admin = new pg.Client({ connectionString: suite.env.DATABASE_URL });
+    // The suite's database is dropped in an after hook that may run before this suite's.
+    admin.on('error', () => undefined);
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await admin.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await admin?.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+    await admin?.query(`DROP ROLE ${role}`).catch(() => undefined);
+    await admin?.end().catch(() => undefined);
+  });
+  const readerEnv = () => {
+    const url = new URL(suite.env.DATABASE_URL!);
+    url.username = role;
+    url.password = '';
+    return cleanEnv({ ...suite.env, DATABASE_URL: url.toString(), EVENTS_RETENTION_DAYS: '3650' });
+  };
+
+  it('exports with a role that may only read', async () => {
+    const out = join(dir, 'reader.ndjson');
+    const result = await runScript('scripts/export-events.ts', ['--out', out], readerEnv());
+    expect(result.stderr).to.equal('');
+    expect(result.code).to.equal(0);
+    expect(readFileSync(out, 'utf8')).to.include('"key":"ro-1"');
+  });
+
+  it('refuses a schema an older version left, naming both, and leaves it as it was', async () => {
+    const { rows } = await admin!.query<{ version: number; name: string }>(
+      'SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1',
+    );
+    const latest = rows[0]!;
+    await admin!.query('DELETE FROM schema_migrations WHERE version = $1', [latest.version]);
+    try {
+      const result = await runScript(
+        'scripts/export-events.ts',
+        ['--out', join(dir, 'behind.ndjson')],
+        cleanEnv({ ...suite.env, EVENTS_RETENTION_DAYS: '3650' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include(
+        `the database's tray schema is at migration ${latest.version - 1}, this version needs migration ${latest.version}`,
+      );
+      const after = await admin!.query('SELECT 1 FROM schema_migrations WHERE version = $1', [
+        latest.version,
+      ]);
+      expect(after.rowCount).to.equal(0);
+    } finally {
+      await admin!.query(
+        'INSERT INTO schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+        [latest.version, latest.name],
+      );
+    }
+  });
+});
+
+describe('scripts/export-events.ts with a read-only database (MongoDB)', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage('mongodb');
+
+  it('refuses a database an older version left, naming what it lacks, and leaves it as it was', async () => {
+    const { client, db } = await connectMongo(suite.env.MONGODB_URI!, suite.env.MONGODB_DB!, {
+      appName: 'tests',
+    });
+    try {
+      const migrations = db.collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS);
+      expect(await migrations.findOne({ _id: PROCESSED_AT })).to.not.equal(null);
+      await migrations.deleteOne({ _id: PROCESSED_AT });
+      const dir = mkdtempSync(join(tmpdir(), 'export-read-only-'));
+      try {
+        const result = await runScript(
+          'scripts/export-events.ts',
+          ['--out', join(dir, 'behind.ndjson')],
+          cleanEnv({ ...suite.env, EVENTS_RETENTION_DAYS: '3650' }),
+        );
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.include(
+          `the database's tray schema is without the upgrades ${PROCESSED_AT}, this version needs them`,
+        );
+        expect(await migrations.findOne({ _id: PROCESSED_AT })).to.equal(null);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -11,6 +11,12 @@ export interface OpenStorageOptions {
   fanOutBatch?: number;
   /** TRAY_RETENTION_DAYS, for records the MongoDB adapter brings from an older shape at open. */
   retentionDays?: number;
+  /**
+   * For a process that only reads (an export, whose database role may be read-only, or which may
+   * read a replica): the open changes nothing (no migrations, indexes or upgrade passes) and
+   * refuses, with SchemaBehindError, a database an older version left behind.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -29,6 +35,7 @@ export async function openStorage(
       statementTimeoutMs: config.statementTimeoutMs,
       applicationName: appName,
       ...(options.fanOutBatch === undefined ? {} : { fanOutBatch: options.fanOutBatch }),
+      ...(options.readOnly ? { readOnly: true } : {}),
     });
     logger.info({ engine: storage.engine }, 'tray storage open');
     return storage;
@@ -38,6 +45,7 @@ export async function openStorage(
     logger,
     ...(options.fanOutBatch === undefined ? {} : { fanOutBatch: options.fanOutBatch }),
     ...(options.retentionDays === undefined ? {} : { retentionDays: options.retentionDays }),
+    ...(options.readOnly ? { readOnly: true } : {}),
   });
   logger.info({ engine: storage.engine, db: config.dbName }, 'tray storage open');
   return storage;

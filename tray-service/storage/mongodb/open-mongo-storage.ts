@@ -3,16 +3,18 @@ import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { TrayStorage } from '../port.ts';
 import { createMongoBlockList } from './block-list/mongo-block-list.ts';
 import { createMongoDeletedUsers } from './grouping/deleted-users.ts';
-import { TRAY_CLEARS, TRAY_READ_STATE } from './collection-names.ts';
+import type { Db } from 'mongodb';
+import { TRAY_CLEARS, TRAY_MIGRATIONS, TRAY_READ_STATE } from './collection-names.ts';
+import { SchemaBehindError } from '../schema-behind-error.ts';
 import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
-import { migrateInboxState } from './records/migrate-inbox-state.ts';
-import { migrateDecisionExpiry } from './moderation/migrate-decision-expiry.ts';
-import { migrateDeletedMark } from './grouping/migrate-deleted-mark.ts';
-import { migrateMembershipProcessedAt } from './memberships/migrate-processed-at.ts';
-import { migrateEventsConsole } from './events/migrate-events-console.ts';
-import { everyActionKeptSince } from './removals/kept-since.ts';
+import { INBOX_STATE, migrateInboxState } from './records/migrate-inbox-state.ts';
+import { DECISION_EXPIRY, migrateDecisionExpiry } from './moderation/migrate-decision-expiry.ts';
+import { DELETED_MARK, migrateDeletedMark } from './grouping/migrate-deleted-mark.ts';
+import { migrateMembershipProcessedAt, PROCESSED_AT } from './memberships/migrate-processed-at.ts';
+import { EVENTS_CONSOLE, migrateEventsConsole } from './events/migrate-events-console.ts';
+import { EVERY_ACTION_KEPT, everyActionKeptSince, notedKeptSince } from './removals/kept-since.ts';
 import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
 import { createMongoCommunityMembers } from './memberships/mongo-community-members.ts';
@@ -32,6 +34,34 @@ export interface MongoStorageOptions {
   fanOutBatch?: number;
   /** TRAY_RETENTION_DAYS, for records brought from an older shape at open; 90 by default. */
   retentionDays?: number;
+  /** Sets nothing up; refuses a database an older version left (OpenStorageOptions.readOnly). */
+  readOnly?: boolean;
+}
+
+/** The one-time upgrade passes (runOnce) and notes this version relies on, in TRAY_MIGRATIONS. */
+const UPGRADE_PASSES = [
+  INBOX_STATE,
+  DECISION_EXPIRY,
+  DELETED_MARK,
+  EVENTS_CONSOLE,
+  PROCESSED_AT,
+  EVERY_ACTION_KEPT,
+];
+
+/**
+ * For a read-only open: throws SchemaBehindError unless every upgrade pass of this version has
+ * run on the database (recorded in TRAY_MIGRATIONS); an older version's data may lack what this
+ * version's reads look for.
+ */
+async function requireUpgraded(db: Db): Promise<void> {
+  const done = await db
+    .collection<{ _id: string }>(TRAY_MIGRATIONS)
+    .find({ _id: { $in: UPGRADE_PASSES } }, { projection: { _id: 1 } })
+    .toArray();
+  const missing = UPGRADE_PASSES.filter((name) => !done.some((doc) => doc._id === name));
+  if (missing.length === UPGRADE_PASSES.length)
+    throw new SchemaBehindError('not there (the tray service never opened this database)', 'its set-up');
+  if (missing.length > 0) throw new SchemaBehindError(`without the upgrades ${missing.join(', ')}`, 'them');
 }
 
 /**
@@ -59,14 +89,18 @@ export async function openMongoStorage(
   });
   try {
     const { db } = connection;
-    await ensureCollections(db, trayCollections, { logger: options.logger });
-    await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
-    await migrateInboxState(db);
-    await migrateDecisionExpiry(db);
-    await migrateDeletedMark(db);
-    await migrateEventsConsole(db);
-    await migrateMembershipProcessedAt(db);
-    const keptSince = await everyActionKeptSince(db);
+    if (options.readOnly) await requireUpgraded(db);
+    else {
+      await ensureCollections(db, trayCollections, { logger: options.logger });
+      await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
+      await migrateInboxState(db);
+      await migrateDecisionExpiry(db);
+      await migrateDeletedMark(db);
+      await migrateEventsConsole(db);
+      await migrateMembershipProcessedAt(db);
+    }
+    // Read-only: noted by the service's first open (requireUpgraded checked it is there).
+    const keptSince = options.readOnly ? ((await notedKeptSince(db)) ?? 0) : await everyActionKeptSince(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
       engine: 'mongodb',

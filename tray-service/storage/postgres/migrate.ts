@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { SchemaBehindError } from '../schema-behind-error.ts';
 import { withPooledClient } from './with-pooled-client.ts';
 
 /** The schema's versions: numbered SQL files, applied in order, each once. */
@@ -27,6 +28,34 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
       name: file.slice(5, -4),
       sql: readFileSync(join(dir, file), 'utf8'),
     }));
+}
+
+/** SQLSTATE undefined_table: schema_migrations missing, a database the tray never opened. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * For a read-only open (an export with a read-only role, or on a replica), which never migrates:
+ * throws SchemaBehindError unless every migration of this version is applied. One that an older
+ * version left would read columns or tables that are not there, or rows not yet brought into
+ * shape. A newer schema passes: migrations only add.
+ */
+export async function requireMigrated(pool: pg.Pool, migrations = readMigrations()): Promise<void> {
+  const latest = Math.max(0, ...migrations.map((migration) => migration.version));
+  const applied = await pool
+    .query<{ version: number }>('SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations')
+    .then(
+      ({ rows }) => rows[0]?.version ?? 0,
+      (error: unknown) => {
+        if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return 0;
+        throw error;
+      },
+    );
+  if (applied < latest) {
+    throw new SchemaBehindError(
+      applied === 0 ? 'not there (the tray service never opened this database)' : `at migration ${applied}`,
+      `migration ${latest}`,
+    );
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { TrayStorage } from '../port.ts';
 import { PurgeError } from '../purge-error.ts';
 import { awaitFirstAnswer } from './await-first-answer.ts';
 import { connectPostgres, type PostgresOptions } from './connect-postgres.ts';
-import { migrate } from './migrate.ts';
+import { migrate, requireMigrated } from './migrate.ts';
 import { createPostgresBans } from './postgres-bans.ts';
 import { createPostgresDeletedUsers } from './postgres-deleted-users.ts';
 import { createPostgresBlockList } from './postgres-block-list.ts';
@@ -33,12 +33,14 @@ export async function openPostgresStorage(
   options: PostgresOptions & {
     /** TRAY_FANOUT_BATCH: members one statement of a community post's fan-out writes at most. */
     fanOutBatch?: number;
+    /** Never migrates; refuses a schema older than this version's (OpenStorageOptions.readOnly). */
+    readOnly?: boolean;
   },
 ): Promise<TrayStorage> {
   await awaitFirstAnswer(url, options.applicationName);
   const pool = connectPostgres(url, options);
   try {
-    await migrate(pool);
+    await (options.readOnly ? requireMigrated(pool) : migrate(pool));
   } catch (error) {
     await pool.end();
     throw error;

@@ -11,7 +11,7 @@ import type { EventDoc } from './events-collection.ts';
 import { payloadOf } from './escaped-keys.ts';
 import { runOnce } from '../setup/run-once.ts';
 
-const EVENTS_CONSOLE = 'events-console';
+export const EVENTS_CONSOLE = 'events-console';
 
 /** An event as releases before the events console stored it: no `moderation` field. */
 const OLDER = { moderation: { $exists: false } } as const;

@@ -10,7 +10,7 @@ import type { TargetActorDoc } from './tray-target-actors-collection.ts';
 import type { UserProfileDoc } from './user-profiles-collection.ts';
 import { runOnce } from '../setup/run-once.ts';
 
-const DELETED_MARK = 'deleted-actor-mark';
+export const DELETED_MARK = 'deleted-actor-mark';
 
 /**
  * Deleted users looked for by one read of each collection. On FerretDB a filter on an actor's

@@ -3,7 +3,7 @@ import { MEMBERSHIP_CHANGES } from '../collection-names.ts';
 import { runOnce } from '../setup/run-once.ts';
 import type { MembershipChangeDoc } from './membership-changes-collection.ts';
 
-const PROCESSED_AT = 'membership-processed-at';
+export const PROCESSED_AT = 'membership-processed-at';
 
 /**
  * Gives membership changes stored before the tray kept their processing time the upgrade's time,

@@ -5,7 +5,7 @@ import { EVENTS, MODERATION_DECISIONS } from '../collection-names.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
 import { runOnce } from '../setup/run-once.ts';
 
-const DECISION_EXPIRY = 'decision-expiry';
+export const DECISION_EXPIRY = 'decision-expiry';
 
 /**
  * The expiry of a decision whose event is gone: the receipt plus 30 days, the default

@@ -5,7 +5,7 @@ import type { TrayRecordDoc } from './tray-records-collection.ts';
 import { runOnce } from '../setup/run-once.ts';
 import { preInboxState } from './with-inbox-state.ts';
 
-const INBOX_STATE = 'record-inbox-state';
+export const INBOX_STATE = 'record-inbox-state';
 
 /** A record as versions before the inbox stored it: no seen flag, archive, snooze or box. */
 export type PreInboxRecordDoc = Omit<TrayRecordDoc, 'isSeen' | 'archivedAt' | 'snoozedUntil' | 'box'>;
