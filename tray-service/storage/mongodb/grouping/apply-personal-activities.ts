@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
-import type { RemovedRecord } from '../../port.ts';
 import { withDeletedActors } from '../../../domain/deleted-user.ts';
 import { deletedAmong } from './deleted-users.ts';
 import { membersChangesFingerprints, type MemberSpans } from '../memberships/membership-changes.ts';
@@ -56,22 +55,20 @@ export async function applyPersonalActivities(
     const [communityId, userId] = JSON.parse(member) as [string, string];
     byCommunity.set(communityId, (byCommunity.get(communityId) ?? new Map()).set(userId, spans));
   }
-  const removed: RemovedRecord[] = [];
   for (const [communityId, members] of byCommunity) {
     const current = await membersChangesFingerprints(db, communityId, new Set(members.keys()));
     for (const [userId, spans] of members) {
       if (current.get(userId) === spans.changes) continue;
-      const deleted = await recomputeMemberRecords(db, communityId, userId, {
+      // A record this write made that the leave then left with nothing was told written: now removed.
+      await recomputeMemberRecords(db, communityId, userId, {
         retentionDays: options.retentionDays,
         owner: options.owner,
         now: options.now ?? Date.now,
         ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+        ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
       });
-      removed.push(...deleted);
     }
   }
-  // A record this write made that the leave then left with nothing was told written: now removed.
-  if (removed.length > 0 && options.onRemoved) await options.onRemoved(removed);
   await reapplyRemovals(db, activities, options);
   // A deletion stored while this ran: of a recipient it wrote a record for, of an actor whose
   // action it kept or whom a record it wrote names as they were.

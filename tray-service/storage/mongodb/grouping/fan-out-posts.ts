@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
-import type { RemovedRecord } from '../../port.ts';
 import { withDeletedActors } from '../../../domain/deleted-user.ts';
 import { memberFor } from '../../../domain/membership-intervals.ts';
 import { processedOf } from '../../../domain/kept-activity.ts';
@@ -125,18 +124,16 @@ async function fanOutPosts(
       ...(options.now ? { now: options.now } : {}),
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     });
-  const removed: RemovedRecord[] = [];
   for (const userId of changed) {
     if (deleted.has(userId)) continue;
-    const emptied = await recomputeMemberRecords(db, communityId, userId, {
+    // A record this fan-out wrote (and told) that the leave left with nothing: told removed.
+    await recomputeMemberRecords(db, communityId, userId, {
       retentionDays: options.retentionDays,
       owner: options.owner,
       now: options.now ?? Date.now,
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+      ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
     });
-    removed.push(...emptied);
   }
-  // A record this fan-out wrote (and told) that the leave left with nothing: told removed.
-  if (removed.length > 0 && options.onRemoved) await options.onRemoved(removed);
   return named;
 }

@@ -42,15 +42,15 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
       fanOutCommunityPosts(db, communityId, posts, applyOptions(context)),
     applyMemberships: (changes, context) => applyMemberships(db, changes, applyOptions(context)),
     async applyRemovals(removals, context) {
-      const removed = await applyRemovals(db, removals, {
+      await applyRemovals(db, removals, {
         retentionDays: context.retentionDays,
         owner: claimOwner(),
         now: roundClock(context),
         keptSince: options.keptSince ?? 0,
         ...(context.eventKey === undefined ? {} : { eventKey: context.eventKey }),
         ...toldAsInboxRecords(context.onWritten),
+        ...(context.onRemoved ? { onRemoved: context.onRemoved } : {}),
       });
-      if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
     },
     applyProfiles: (changes, context) =>
       applyProfileChanges(db, changes, {

@@ -12,6 +12,8 @@ import { notHeldBack, spansCovering } from '../mutes/muted-deliveries.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { readRecordGroup } from './read-record-group.ts';
 import type { RecomputeOptions } from './recompute-member-records.ts';
+import type { RemovedRecord } from '../../port.ts';
+import { decodeRecordKey } from '../../../domain/record-key.ts';
 import { shrinkRecord } from './shrink-record.ts';
 import { communityOf, readTargetActions } from './target-actions.ts';
 
@@ -34,22 +36,24 @@ export interface GroupRecomputeOptions extends RecomputeOptions {
  * action is deleted once its next version is claimed, so no concurrent writer's change is lost
  * unseen. Only the records whose deletion a concurrent writer stopped are read and computed again,
  * by `_id`; one deleted meanwhile is done. Whether the voided actions are still kept or already
- * taken out makes no difference. Idempotent. Returns the keys of the records deleted (the others
- * written are told to onWritten).
+ * taken out makes no difference. Idempotent. Returns the records deleted, each told to
+ * onRemoved as it went (the others written are told to onWritten).
  */
 export async function recomputeGroupRecords(
   db: Db,
   group: string,
   voided: ReadonlySet<string>,
   options: GroupRecomputeOptions,
-): Promise<string[]> {
+): Promise<RemovedRecord[]> {
   const first = await readRecordGroup(db, group);
   let emptied = await recomputeOnce(db, group, voided, options, first, () => readRecordGroup(db, group));
-  const deleted: string[] = [];
+  const deleted: RemovedRecord[] = [];
   const rounds = new StalledRounds(`records of ${group}`, options);
   while (emptied.size > 0) {
     const gone = new Set(await deleteFromVersions(db, emptied, options.owner));
-    deleted.push(...gone);
+    const removed = removedRecords(gone);
+    deleted.push(...removed);
+    if (removed.length > 0) await options.onRemoved?.(removed);
     const left = [...emptied.keys()].filter((key) => !gone.has(key));
     if (left.length === 0) break;
     // A claim lost to a writer that moves the record (or deletes it) is progress: only a record
@@ -60,6 +64,14 @@ export async function recomputeGroupRecords(
     emptied = await recomputeOnce(db, group, voided, options, current, (keys) => readByIds(db, keys));
   }
   return deleted;
+}
+
+/** The deleted records' users and keys, as onRemoved takes them. */
+function removedRecords(keys: Iterable<string>): RemovedRecord[] {
+  return [...keys].flatMap((key) => {
+    const identity = decodeRecordKey(key);
+    return identity ? [{ userId: identity.userId, key }] : [];
+  });
 }
 
 /** One compare-and-set pass; returns the records computed empty, with the version they were read at. */

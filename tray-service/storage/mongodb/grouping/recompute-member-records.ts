@@ -22,6 +22,12 @@ export interface RecomputeOptions extends StallOptions {
   owner: string;
   now: () => number;
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+  /**
+   * Told of the records deleted, as soon as they are: a later step of the same job may fail, and
+   * its retry finds them gone (nothing left to tell), so a deletion told only at the end was never
+   * told to live streams or the removal log.
+   */
+  onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
 }
 
 /** Recomputations in a row after the member's joins and leaves changed meanwhile (the job retries). */
@@ -35,8 +41,8 @@ const SPAN_ROUNDS = 20;
  * itself computes nothing: it takes back nothing processed before it. A changed record is written by compare-and-set with the group's
  * kept actions and the member's away spans re-read each round; a record left with no action is
  * deleted once its next version is claimed, so no concurrent writer's change is lost unseen.
- * Returns the records it deleted (the caller tells live streams, as of a removal's); those written
- * are told to onWritten.
+ * Returns the records it deleted, each told to onRemoved as it went; those written are told to
+ * onWritten.
  */
 export async function recomputeMemberRecords(
   db: Db,
@@ -55,6 +61,7 @@ export async function recomputeMemberRecords(
       namesNewer: round > 1,
     });
     removed.push(...deleted);
+    if (deleted.length > 0) await options.onRemoved?.(deleted);
     if ((await memberChangesFingerprint(db, communityId, userId)) === seen) return removed;
   }
   throw new Error(

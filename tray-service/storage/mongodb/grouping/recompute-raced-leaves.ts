@@ -1,5 +1,4 @@
 import type { Db } from 'mongodb';
-import type { RemovedRecord } from '../../port.ts';
 import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { MEMBER_POINT_READS, type PlacedChange } from '../memberships/membership-changes.ts';
@@ -35,7 +34,6 @@ export async function recomputeRacedLeaves(
   options: GroupingOptions,
 ): Promise<void> {
   const leaves = changes.filter((change) => !change.active);
-  const removed: RemovedRecord[] = [];
   for (const communityId of new Set(leaves.map((leave) => leave.communityId))) {
     const ofCommunity = leaves.filter((leave) => leave.communityId === communityId);
     const after = {
@@ -62,18 +60,16 @@ export async function recomputeRacedLeaves(
         (leave) => leave.userId === userId && theirs.some((action) => covered(action, leave)),
       );
       if (!raced) continue;
-      removed.push(
-        ...(await recomputeMemberRecords(db, communityId, userId, {
-          retentionDays: options.retentionDays,
-          owner: options.owner,
-          now: options.now ?? Date.now,
-          ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-        })),
-      );
+      // A record the raced write made and told written, now left with no action: told removed.
+      await recomputeMemberRecords(db, communityId, userId, {
+        retentionDays: options.retentionDays,
+        owner: options.owner,
+        now: options.now ?? Date.now,
+        ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+        ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
+      });
     }
   }
-  // A record the raced write made and told written, now left with no action.
-  if (removed.length > 0 && options.onRemoved) await options.onRemoved(removed);
 }
 
 /** The end of the leave's window (leavesStoredBy); without one, every later place. */

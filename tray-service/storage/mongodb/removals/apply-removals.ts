@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
-import { decodeRecordKey } from '../../../domain/record-key.ts';
 import { type Removal } from '../../../domain/removal.ts';
 import { voidedByAny } from '../../../domain/removal-voids.ts';
 import type { RemovedRecord } from '../../port.ts';
@@ -96,7 +95,8 @@ const targetRemoved = (removals: readonly Removal[], record: TrayRecordDoc) =>
  * failure finds what is still to do though the actions are gone, and a removal redelivered after
  * success finds nothing and changes nothing. Records counting from before this database kept every
  * action keep their actors, unless their own target was deleted (then they go). Returns the records
- * deleted; those changed are told to onWritten. With `eventKey`, what it changed (each record as
+ * deleted, each told to onRemoved as soon as it is gone (a later group may fail, and the retry finds
+ * it gone); those changed are told to onWritten. With `eventKey`, what it changed (each record as
  * first read and as last written) is recorded under it before the work notes go (removal-outcomes.ts).
  */
 export async function applyRemovals(
@@ -159,10 +159,9 @@ export async function applyRemovals(
   };
   for (const [group, ids] of groups) {
     if (ids.size > 0) await repairGroupActors(db, group, ids, keepUntil.get(group));
-    for (const key of await recomputeGroupRecords(db, group, ids, recompute)) {
-      after.delete(key);
-      const identity = decodeRecordKey(key);
-      if (identity) removed.push({ userId: identity.userId, key });
+    for (const record of await recomputeGroupRecords(db, group, ids, recompute)) {
+      after.delete(record.key);
+      removed.push(record);
     }
   }
   if (options.eventKey !== undefined) {

@@ -30,13 +30,13 @@ export async function reapplyRemovals(
     const group = recordGroup(activity.verb, activity.targetId);
     counted.set(group, (counted.get(group) ?? new Set()).add(activity.lastActionId));
   }
-  const removed = await applyRemovals(db, met, {
+  await applyRemovals(db, met, {
     counted,
     retentionDays: options.retentionDays,
     owner: options.owner,
     now: options.now ?? Date.now,
     keptSince: options.keptSince ?? 0,
     ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
   });
-  if (removed.length > 0 && options.onRemoved) await options.onRemoved(removed);
 }

@@ -86,7 +86,7 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
     // Nothing left: the record goes.
     expect(
       await recomputeGroupRecords(mongo.db, group, new Set(['cm-d', 'cm-b2', 'cm-b1', 'cm-c']), options),
-    ).to.deep.equal([key]);
+    ).to.deep.equal([{ userId: 'u-ana', key }]);
     expect(await record(key)).to.equal(null);
   });
 
@@ -128,7 +128,7 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
       new Set(['p-j']),
       options,
     );
-    expect(removed).to.deep.equal([hal]);
+    expect(removed).to.deep.equal([{ userId: 'u-hal', key: hal }]);
     expect(await record(gus)).to.include({ actorsCount: 1, lastActionId: 'p-i', lastUpdate: at(3) });
     expect((await record(gus))?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ivy']);
   });

@@ -268,6 +268,46 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
     });
   });
 
+  // No transactions here: the records a removal deletes stay deleted when a later group of the same
+  // job fails, and its retry finds them gone. Told only once every group was done, they were never
+  // told at all: live streams and the removal log kept showing them.
+  it('tells each deleted record as it goes, so a later group’s failure loses none', async () => {
+    await applyPersonalActivities(mongo.db, comments('p-11', [['u-ben', 'cm-11b', 1]]), options);
+    await applyPersonalActivities(
+      mongo.db,
+      comments('p-12', [
+        ['u-cy', 'cm-12c', 1],
+        ['u-dee', 'cm-12d', 2],
+      ]),
+      options,
+    );
+    const emptied = recordKey('comment', 'p-11', 'u-ana');
+    const shrunk = recordKey('comment', 'p-12', 'u-ana');
+    // The second group's work fails, as a server gone at that moment would.
+    const failing = withCollectionMethod(
+      mongo.db,
+      TRAY_TARGET_ACTORS,
+      'find',
+      (find) =>
+        ((filter: { group?: unknown }, ...rest: unknown[]) => {
+          if (filter?.group === recordGroup('comment', 'p-12')) throw new Error('connection lost mid-job');
+          return (find as (...args: unknown[]) => unknown)(filter, ...rest);
+        }) as typeof find,
+    );
+    const told: RemovedRecord[] = [];
+    const removals = [removalOf('cm-11b', 'p-11'), removalOf('cm-12d', 'p-12')];
+    const onRemoved = async (records: readonly RemovedRecord[]) => void told.push(...records);
+    await expect(applyRemovals(failing, removals, { ...options, onRemoved })).to.be.rejectedWith(
+      'connection lost mid-job',
+    );
+    expect(await record(emptied)).to.equal(null);
+    expect(told).to.deep.equal([{ userId: 'u-ana', key: emptied }]);
+    // The retry finds it gone, and finishes the rest.
+    await applyRemovals(mongo.db, removals, { ...options, onRemoved });
+    expect(told).to.deep.equal([{ userId: 'u-ana', key: emptied }]);
+    expect(await record(shrunk)).to.include({ actorsCount: 1, lastActionId: 'cm-12c' });
+  });
+
   // No transactions here: a write that passed its tombstone check, kept and counted its actions,
   // then failed before its reapplyRemovals, left them to a removal stored meanwhile, which found
   // nothing to void when it ran. The retry sees the tombstone and writes nothing; it must still
