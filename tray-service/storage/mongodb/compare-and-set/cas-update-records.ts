@@ -57,6 +57,14 @@ export interface CasOptions extends StallOptions {
    */
   now?: () => number;
   /**
+   * Leaves a record whose next version another writer claimed to that writer instead of reading it
+   * again until it moves (`left` names them): for a change that writer, or this caller's next
+   * call, makes anyway (the snooze wake-up). Waiting instead, one record held by a writer that
+   * stopped between claim and write held every call back for the rounds' 12 s, up to the claim's
+   * takeover.
+   */
+  leaveHeld?: boolean;
+  /**
    * false: an update keeps the record's `changedAt` (a change no live stream is told of, as
    * last-read's seen mark); inserts are stamped anyway.
    */
@@ -66,6 +74,8 @@ export interface CasOptions extends StallOptions {
 export interface CasResult {
   /** Records inserted or updated. */
   written: number;
+  /** With `leaveHeld`: the records left to the writer that claimed their next version. */
+  left: string[];
   /** Read-compute-write rounds; more than 1 means concurrent writers collided and were retried. */
   rounds: number;
 }
@@ -100,6 +110,7 @@ export async function casUpdateRecords(
   let snapshot = options.first;
   let written = 0;
   let rounds = 0;
+  const left: string[] = [];
   // Thrown, so bull retries the job later: a record held this long is a transient state.
   const stalls = new StalledRounds(() => `tray records ${namedKeys(pending)}`, options);
   /** The version each key to retry was read at (undefined: no record), to tell whether it moved. */
@@ -181,9 +192,9 @@ export async function casUpdateRecords(
       replaced.set(before._id, before.changedAt ?? 0);
       expiredAt.set(before._id, before.expiresAt.getTime());
     }
-    const retry = new Set(
-      updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
-    );
+    const held = updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id);
+    if (options.leaveHeld) left.push(...held);
+    const retry = new Set(options.leaveHeld ? [] : held);
     const inserted = await insertRecords(db, inserts);
     // Landed writes of a bulk that did not report them are counted when recognised.
     written += inserted.count + landed.length;
@@ -218,7 +229,7 @@ export async function casUpdateRecords(
     pending = [...retry];
     readAt = new Map(pending.map((key) => [key, current.get(key)?.version]));
   }
-  return { written, rounds };
+  return { written, rounds, left };
 }
 
 /**

@@ -16,25 +16,31 @@ const MAX_READS = 20;
  * The snooze wake-up (docs/storage.md#the-inbox): reads the due records by the `snooze_due` index
  * (box `snoozed`, snoozedUntil <= now, oldest end first) and wakes them through the compare-and-set.
  * That is the claim: two processes reading the same due records both try to claim each one's next
- * version, one wins it, and the other, reading the record again, finds it no longer snoozed and
- * leaves it, so each record is woken once. A batch whose records other processes took is followed
+ * version, one wins it and wakes it, and the other leaves it to that one (`leaveHeld`), so each
+ * record is woken once; a record whose claim's writer stopped before writing waits for the claim's
+ * takeover without holding back the records due after it. A batch whose records other processes took is followed
  * by the next due ones, so a short answer still means that no more are due. Records that expired
  * while snoozed are left to the TTL index (few: snoozed past the end of their retention).
  */
 export async function wakeDue(db: Db, now: number, limit: number): Promise<InboxRecord[]> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const woken: InboxRecord[] = [];
-  // One record held by a claim (its writer stopped between claiming and writing) fails the batch
-  // after the others woke: those go out with the failure, to be announced.
+  // Due records another writer holds a claim on, left to it (or to the next wake-up, should that
+  // writer have stopped between claim and write: the claim's takeover frees it). Read past here,
+  // so they never hold back the records due after them.
+  const held = new Set<string>();
+  // A failure after some records woke: those go out with it, to be announced.
   return collectChanged(woken, async () => {
     for (let reads = 0; reads < MAX_READS && woken.length < limit; reads++) {
       const wanted = limit - woken.length;
-      const due = await records
+      const asked = wanted + held.size;
+      const read = await records
         .find({ box: 'snoozed', snoozedUntil: { $lte: now }, expiresAt: { $gt: new Date(now) } })
         .sort({ snoozedUntil: 1, _id: 1 })
-        .limit(wanted)
+        .limit(asked)
         .toArray();
-      await casUpdateRecords(
+      const due = read.filter((record) => !held.has(record._id));
+      const { left } = await casUpdateRecords(
         db,
         due.map((record) => record._id),
         (_key, current) => (current ? withInboxChange(current, wake(current, now)) : 'unchanged'),
@@ -43,9 +49,11 @@ export async function wakeDue(db: Db, now: number, limit: number): Promise<Inbox
           now: () => now,
           first: new Map(due.map((record) => [record._id, record])),
           onWritten: async (docs) => void woken.push(...docs.map(toInboxRecord)),
+          leaveHeld: true,
         },
       );
-      if (due.length < wanted) break;
+      for (const key of left) held.add(key);
+      if (read.length < asked) break;
     }
   });
 }

@@ -143,7 +143,7 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
       owner: 'another-delivery',
       now: () => 1_234,
     });
-    expect(grown).to.deep.equal({ written: 1, rounds: 1 });
+    expect(grown).to.deep.equal({ written: 1, rounds: 1, left: [] });
     expect(await records().findOne({ _id: record._id })).to.include({ actorsCount: 2 });
   });
 
@@ -305,7 +305,7 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
         owner: 'delivery',
         backOff,
       });
-      expect(result).to.deep.equal({ written: 1, rounds: MOVES + 2 });
+      expect(result).to.deep.equal({ written: 1, rounds: MOVES + 2, left: [] });
       expect(await records().findOne({ _id: record._id })).to.include({ actorsCount: 1 + MOVES + 1 });
       // Each round saw the record move: the back-off never grew.
       expect(new Set(waits)).to.deep.equal(new Set([1]));
