@@ -7,7 +7,15 @@ import {
   TRAY_RECORDS,
   TRAY_TARGET_ACTIONS,
   TRAY_TARGET_ACTORS,
+  USER_PROFILES,
 } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import type { Document, Filter, UpdateFilter } from 'mongodb';
+import { deletedActor } from '../../../../tray-service/domain/deleted-user.ts';
+import { purgeKeptActions } from '../../../../tray-service/storage/mongodb/grouping/purge-kept-actions.ts';
+import { renameKeptActor } from '../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
+import { renameGroupActor } from '../../../../tray-service/storage/mongodb/grouping/target-actors.ts';
+import type { UserProfileDoc } from '../../../../tray-service/storage/mongodb/grouping/user-profiles-collection.ts';
+import { withCollectionMethod } from '../../../support/with-collection-method.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { recordGroup } from '../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
@@ -154,6 +162,87 @@ describe('purgeExpired', () => {
       ]);
       await purgeExpired(mongo.db, at(61));
       expect(await left()).to.deep.equal([]);
+    });
+  });
+
+  // FerretDB writes each document an update matches back whole, as it read it. A user deleted
+  // while the purge moved their group's expired actions had their rename undone by the move, and
+  // records computed later from the group named them again: a deletion must be final.
+  describe('moving a live group’s expired actions while their actor is being deleted', () => {
+    const now = new Date();
+    const at = (days: number) => new Date(now.getTime() + days * 86_400_000);
+    // The move as FerretDB runs it: read, then (the deletion's rename landing meanwhile) the
+    // documents read written back with the new expiry.
+    const interleaved = (name: string, userId: string) => {
+      let moved = false;
+      return withCollectionMethod(
+        mongo.db,
+        name,
+        'updateMany',
+        (original) =>
+          (async (filter: Filter<Document>, update: UpdateFilter<Document>) => {
+            // The move only: the renames the purge may run after it are the real ones.
+            if (moved) return original(filter, update);
+            moved = true;
+            const read = await mongo.db.collection(name).find(filter).toArray();
+            await mongo.db
+              .collection<UserProfileDoc>(USER_PROFILES)
+              .insertOne({ _id: userId, displayName: '', deleted: true, updatedAt: now.getTime() });
+            await renameGroupActor(mongo.db, deletedActor(userId));
+            await renameKeptActor(mongo.db, deletedActor(userId));
+            for (const doc of read)
+              await mongo.db.collection(name).replaceOne({ _id: doc._id }, { ...doc, ...update.$set });
+            return {
+              acknowledged: true,
+              matchedCount: read.length,
+              modifiedCount: read.length,
+              upsertedCount: 0,
+              upsertedId: null,
+            };
+          }) as unknown as typeof original,
+      );
+    };
+    const named = (userId: string) => ({ userId, name: 'Real Name', profileImage: 'https://img/real.png' });
+    const liveActor = {
+      _id: 'alive' as never,
+      actor: { userId: 'u-alive', name: 'Alive' },
+      at: 2,
+      actionId: 'a-2',
+      expiresAt: at(30),
+    };
+
+    it('names them as deleted in the group actors afterwards', async () => {
+      await mongo.db.collection(TRAY_TARGET_ACTORS).insertMany([
+        { ...liveActor, _id: 'race-1-alive' as never, group: 'race-1' },
+        {
+          _id: 'race-1-gone' as never,
+          group: 'race-1',
+          actor: named('u-gone-1'),
+          at: 1,
+          actionId: 'a-1',
+          expiresAt: at(-1),
+        },
+      ]);
+      await purgeKeptActions(interleaved(TRAY_TARGET_ACTORS, 'u-gone-1'), TRAY_TARGET_ACTORS, now);
+      const moved = await mongo.db.collection(TRAY_TARGET_ACTORS).findOne({ _id: 'race-1-gone' as never });
+      expect(moved?.expiresAt).to.deep.equal(at(30));
+      expect(moved?.actor).to.deep.equal(deletedActor('u-gone-1'));
+    });
+
+    it('names them as deleted in the kept actions afterwards', async () => {
+      await mongo.db
+        .collection(TRAY_TARGET_ACTORS)
+        .insertOne({ ...liveActor, _id: 'race-2-alive' as never, group: 'race-2' });
+      await mongo.db.collection(TRAY_TARGET_ACTIONS).insertOne({
+        _id: 'race-2-gone' as never,
+        group: 'race-2',
+        activity: { actor: named('u-gone-2') },
+        expiresAt: at(-1),
+      });
+      await purgeKeptActions(interleaved(TRAY_TARGET_ACTIONS, 'u-gone-2'), TRAY_TARGET_ACTIONS, now);
+      const moved = await mongo.db.collection(TRAY_TARGET_ACTIONS).findOne({ _id: 'race-2-gone' as never });
+      expect(moved?.expiresAt).to.deep.equal(at(30));
+      expect(moved?.activity).to.deep.equal({ actor: deletedActor('u-gone-2') });
     });
   });
 });

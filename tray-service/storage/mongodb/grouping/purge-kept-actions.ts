@@ -1,6 +1,11 @@
 import type { Db } from 'mongodb';
-import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
+import type { ActorInfo } from '../../../domain/activity.ts';
+import { deletedActor } from '../../../domain/deleted-user.ts';
+import { TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS } from '../collection-names.ts';
 import { latestExpiry } from '../latest-expiry.ts';
+import { deletedAmong } from './deleted-users.ts';
+import { renameKeptActor } from './target-actions.ts';
+import { renameGroupActor } from './target-actors.ts';
 
 /** Expired documents read per round: each round handles their groups whole. */
 export const PURGE_KEPT_BATCH = 1_000;
@@ -48,8 +53,47 @@ export async function purgeKeptActions(
       const keptUntil = await groupKeptUntil(db, group);
       if (keptUntil === undefined || keptUntil <= now)
         purged += (await collection.deleteMany({ group, ...expired })).deletedCount;
-      else await collection.updateMany({ group, ...expired }, { $set: { expiresAt: keptUntil } });
+      else {
+        await collection.updateMany({ group, ...expired }, { $set: { expiresAt: keptUntil } });
+        await renameDeletedAgain(db, name, group, keptUntil);
+      }
     }
     if (found.length < batch) return purged;
+  }
+}
+
+/** Each kept collection's snapshot of the document's actor. */
+const ACTOR_OF: Record<
+  string,
+  (doc: { actor?: ActorInfo; activity?: { actor?: ActorInfo } }) => ActorInfo | undefined
+> = {
+  [TRAY_TARGET_ACTORS]: (doc) => doc.actor,
+  [TRAY_TARGET_ACTIONS]: (doc) => doc.activity?.actor,
+};
+
+/**
+ * FerretDB writes each document an update matches back whole, as it read it: a deleted user's
+ * rename (renameGroupActor, renameKeptActor) between the move's read and its write was undone, and
+ * records computed later from the group named them again. So the moved documents' actors still
+ * named are checked against the deleted users, and any of those is renamed again. A deletion is
+ * final (docs/tray-rules.md#deleted-users).
+ */
+async function renameDeletedAgain(db: Db, name: string, group: string, keptUntil: Date): Promise<void> {
+  const actorOf = ACTOR_OF[name];
+  if (!actorOf) return;
+  const moved = await db
+    .collection<{ actor?: ActorInfo; activity?: { actor?: ActorInfo } }>(name)
+    .find({ group, expiresAt: keptUntil }, { projection: { _id: 0, actor: 1, 'activity.actor': 1 } })
+    .toArray();
+  const named = new Set<string>();
+  for (const doc of moved) {
+    const actor = actorOf(doc);
+    if (actor && actor.deleted !== true) named.add(actor.userId);
+  }
+  if (named.size === 0) return;
+  for (const userId of await deletedAmong(db, named)) {
+    const as = deletedActor(userId);
+    await renameGroupActor(db, as);
+    await renameKeptActor(db, as);
   }
 }
