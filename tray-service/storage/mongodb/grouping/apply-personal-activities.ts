@@ -3,7 +3,7 @@ import type { Activity } from '../../../domain/activity.ts';
 import { withDeletedActors } from '../../../domain/deleted-user.ts';
 import { deletedAmong } from './deleted-users.ts';
 import { membersChangesFingerprints, type MemberSpans } from '../memberships/membership-changes.ts';
-import { recomputeMemberRecords } from './recompute-member-records.ts';
+import { recomputeMemberRecords, recomputeOptionsOf } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
 import { reapplyToKeptVoided } from '../removals/reapply-to-kept-voided.ts';
@@ -60,13 +60,7 @@ export async function applyPersonalActivities(
     for (const [userId, spans] of members) {
       if (current.get(userId) === spans.changes) continue;
       // A record this write made that the leave then left with nothing was told written: now removed.
-      await recomputeMemberRecords(db, communityId, userId, {
-        retentionDays: options.retentionDays,
-        owner: options.owner,
-        now: options.now ?? Date.now,
-        ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-        ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
-      });
+      await recomputeMemberRecords(db, communityId, userId, recomputeOptionsOf(options));
     }
   }
   await reapplyRemovals(db, activities, options);

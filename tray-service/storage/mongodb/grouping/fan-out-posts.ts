@@ -13,7 +13,7 @@ import { readRecordGroup } from './read-record-group.ts';
 import { forgetDeletedUsers } from './apply-profile-changes.ts';
 import { deletedAmong } from './deleted-users.ts';
 import { reapplyDeletions } from './reapply-deletions.ts';
-import { recomputeMemberRecords } from './recompute-member-records.ts';
+import { recomputeMemberRecords, recomputeOptionsOf } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
 import { reapplyToKeptVoided } from '../removals/reapply-to-kept-voided.ts';
@@ -127,13 +127,7 @@ async function fanOutPosts(
   for (const userId of changed) {
     if (deleted.has(userId)) continue;
     // A record this fan-out wrote (and told) that the leave left with nothing: told removed.
-    await recomputeMemberRecords(db, communityId, userId, {
-      retentionDays: options.retentionDays,
-      owner: options.owner,
-      now: options.now ?? Date.now,
-      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-      ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
-    });
+    await recomputeMemberRecords(db, communityId, userId, recomputeOptionsOf(options));
   }
   return named;
 }

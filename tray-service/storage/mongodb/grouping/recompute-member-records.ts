@@ -30,6 +30,21 @@ export interface RecomputeOptions extends StallOptions {
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
 }
 
+/** A write's options (GroupingOptions) as its recomputations take them: its clock, claims and listeners. */
+export const recomputeOptionsOf = (options: {
+  retentionDays: number;
+  owner: string;
+  now?: () => number;
+  onWritten?: RecomputeOptions['onWritten'];
+  onRemoved?: RecomputeOptions['onRemoved'];
+}): RecomputeOptions => ({
+  retentionDays: options.retentionDays,
+  owner: options.owner,
+  now: options.now ?? Date.now,
+  ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+  ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
+});
+
 /** Recomputations in a row after the member's joins and leaves changed meanwhile (the job retries). */
 const SPAN_ROUNDS = 20;
 

@@ -3,7 +3,7 @@ import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { MEMBER_POINT_READS, type PlacedChange } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import { recomputeMemberRecords } from './recompute-member-records.ts';
+import { recomputeMemberRecords, recomputeOptionsOf } from './recompute-member-records.ts';
 import { memberKey } from './target-actions.ts';
 import type { TargetActionDoc } from './tray-target-actions-collection.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
@@ -61,13 +61,7 @@ export async function recomputeRacedLeaves(
       );
       if (!raced) continue;
       // A record the raced write made and told written, now left with no action: told removed.
-      await recomputeMemberRecords(db, communityId, userId, {
-        retentionDays: options.retentionDays,
-        owner: options.owner,
-        now: options.now ?? Date.now,
-        ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-        ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
-      });
+      await recomputeMemberRecords(db, communityId, userId, recomputeOptionsOf(options));
     }
   }
 }
