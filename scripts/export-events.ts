@@ -55,7 +55,9 @@ Options:
                           <file>.partial is removed and the export starts again)
   -h, --help              show this help
 
-Environment: ${storageVariables}.
+Environment: ${storageVariables}. The export only reads: a database role that may only read, or
+a replica, will do; a database an older version of the tray left is refused (run the export from
+the version the tray runs).
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration.
 `;
 
