@@ -185,8 +185,16 @@ export function onSubscriberReplaced(redis: RedisClient, replaced: () => void): 
  * one node, replaced while the cluster itself stays ready (onNewClusterSubscriber).
  */
 export function isSubscriberConnected(redis: RedisClient): boolean {
-  if (!(redis instanceof Cluster)) return redis.status === 'ready';
-  return (redis as unknown as ClusterInternals).subscriber?.getInstance?.()?.status === 'ready';
+  return subscriberConnection(redis)?.status === 'ready';
+}
+
+/**
+ * The connection `redis`'s subscriptions run on: the client itself, or a cluster's own connection
+ * to one node (null before it has one), which ioredis replaces with one to another node.
+ */
+export function subscriberConnection(redis: RedisClient): Redis | null {
+  if (!(redis instanceof Cluster)) return redis;
+  return (redis as unknown as ClusterInternals).subscriber?.getInstance?.() ?? null;
 }
 
 /**

@@ -1,6 +1,5 @@
-import { Cluster } from 'ioredis';
 import type { Logger } from '../logging/create-logger.ts';
-import type { RedisClient } from './create-redis.ts';
+import { subscriberConnection, type RedisClient } from './create-redis.ts';
 import { socketOf } from './redis-socket.ts';
 
 export interface SubscriberWatchOptions {
@@ -18,19 +17,22 @@ export interface SubscriberWatchOptions {
  * its user never learns that what was published meanwhile is lost to it. Every `intervalMs` this
  * sends a PING (which a subscribed connection may send) and, when no answer comes within
  * `timeoutMs`, destroys the socket: ioredis connects again and subscribes again, and that `ready`
- * tells onSubscriberReplaced's user to catch up. A cluster's subscriber is a connection ioredis
- * keeps to itself, watched by its slot-map refresh: nothing is done for one. Returns a stop.
+ * tells onSubscriberReplaced's user to catch up. A cluster's subscriptions run on a connection of
+ * their own to one node, which ioredis replaces (with one to some node, subscribed again) only
+ * when it ends or its node leaves the slot map: a link to that node alone cut silently, the node
+ * still in the map, was never replaced. That connection is watched the same way. Returns a stop.
  */
 export function watchSubscriber(redis: RedisClient, options: SubscriberWatchOptions): () => void {
-  if (redis instanceof Cluster) return () => undefined;
   let asking = false;
   const timer = setInterval(() => {
-    if (asking || redis.status !== 'ready') return;
+    const connection = subscriberConnection(redis);
+    if (asking || !connection || connection.status !== 'ready') return;
     asking = true;
-    const socket = socketOf(redis);
+    const socket = socketOf(connection);
     const late = setTimeout(() => {
       // Only the connection asked: one made since is not this one's to judge.
-      if (socketOf(redis) !== socket || redis.status !== 'ready') return;
+      if (subscriberConnection(redis) !== connection) return;
+      if (socketOf(connection) !== socket || connection.status !== 'ready') return;
       options.logger.warn(
         { timeoutMs: options.timeoutMs },
         'the live subscription did not answer a PING in time: connecting again',
@@ -38,7 +40,7 @@ export function watchSubscriber(redis: RedisClient, options: SubscriberWatchOpti
       socket?.destroy();
     }, options.timeoutMs);
     // The PING of a dropped connection is sent again on the next one; it settles there.
-    redis
+    connection
       .ping()
       .catch(() => undefined)
       .finally(() => {

@@ -1,6 +1,6 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { planFailover } from '../../../scripts/lib/redis-cluster.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
 import {
@@ -17,7 +17,15 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import { createRedis, isSubscriberConnected, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import {
+  createRedis,
+  isSubscriberConnected,
+  onSubscriberReplaced,
+  subscriberConnection,
+  type RedisClient,
+} from '../../../shared/redis/create-redis.ts';
+import { watchSubscriber } from '../../../shared/redis/watch-subscriber.ts';
+import { startBlackholeProxy } from '../../support/blackhole-proxy.ts';
 import { warnVolatileRedis } from '../../../receiver/store/warn-volatile-redis.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
@@ -506,6 +514,56 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
         await Promise.all([first.close(), other.close()]);
       }
       await local.cluster.waitUntilOk();
+    });
+  });
+
+  // The cluster's subscriptions run on a connection of ioredis's own to one node, replaced only
+  // when it ends or its node leaves the slot map. A link to that node alone cut without a FIN or
+  // a RST (the node alive, still in the map) left it `ready` and silent: nothing published reached
+  // the live streams of that process, and nobody learnt it. Each node is reached through a proxy
+  // here (natMap), so one link can go silent.
+  describe('a subscriber whose link to its node goes silent', () => {
+    it('is replaced by the watch and subscribed again, and its user told to catch up', async () => {
+      const proxies = await Promise.all(local.cluster.nodes.map((node) => startBlackholeProxy(node.port)));
+      const natMap = Object.fromEntries(
+        local.cluster.nodes.map((node, index) => [
+          `127.0.0.1:${node.port}`,
+          { host: '127.0.0.1', port: proxies[index]!.port },
+        ]),
+      );
+      const subscriber = new Cluster([{ host: '127.0.0.1', port: proxies[0]!.port }], { natMap });
+      subscriber.on('error', () => undefined);
+      const publisher = connect();
+      const { logger, messages } = recordingLogger();
+      const stop = watchSubscriber(subscriber, { intervalMs: 100, timeoutMs: 300, logger });
+      try {
+        const channel = uniqueName('silent');
+        await subscriber.subscribe(channel);
+        let replaced = 0;
+        onSubscriberReplaced(subscriber, () => {
+          replaced += 1;
+        });
+        const received: string[] = [];
+        subscriber.on('message', (_channel: string, message: string) => received.push(message));
+        await eventually(async () => {
+          await publisher.publish(channel, 'before');
+          return received.includes('before') ? true : undefined;
+        });
+        const port = subscriberConnection(subscriber)?.options.port;
+        const cut = proxies.find((proxy) => proxy.port === port);
+        expect(cut, `the subscriber's port ${String(port)} is one of the proxies'`).to.not.equal(undefined);
+        cut!.blackhole();
+        await eventually(async () => {
+          await publisher.publish(channel, 'after');
+          return received.includes('after') ? true : undefined;
+        });
+        expect(replaced).to.be.at.least(1);
+        expect(messages).to.include('the live subscription did not answer a PING in time: connecting again');
+      } finally {
+        stop();
+        subscriber.disconnect();
+        await Promise.all(proxies.map((proxy) => proxy.close()));
+      }
     });
   });
 
