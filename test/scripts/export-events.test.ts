@@ -357,6 +357,10 @@ describe('scripts/export-events.ts', function () {
   });
 });
 
+/** export-events writing `out` with the storage variables `env` (events of any age exported). */
+const exportTo = (out: string, env: Record<string, string | undefined>) =>
+  runScript('scripts/export-events.ts', ['--out', out], cleanEnv({ ...env, EVENTS_RETENTION_DAYS: '3650' }));
+
 // Analytics and moderation teams export with a role that may only read, or from a replica: the
 // export opened the storage as the service does, migrations and all, and failed there (permission
 // denied for the schema), or would have changed the schema under the running service.
@@ -387,12 +391,12 @@ describe('scripts/export-events.ts with a read-only database (PostgreSQL)', func
     const url = new URL(suite.env.DATABASE_URL!);
     url.username = role;
     url.password = '';
-    return cleanEnv({ ...suite.env, DATABASE_URL: url.toString(), EVENTS_RETENTION_DAYS: '3650' });
+    return { ...suite.env, DATABASE_URL: url.toString() };
   };
 
   it('exports with a role that may only read', async () => {
     const out = join(dir, 'reader.ndjson');
-    const result = await runScript('scripts/export-events.ts', ['--out', out], readerEnv());
+    const result = await exportTo(out, readerEnv());
     expect(result.stderr).to.equal('');
     expect(result.code).to.equal(0);
     expect(readFileSync(out, 'utf8')).to.include('"key":"ro-1"');
@@ -405,11 +409,7 @@ describe('scripts/export-events.ts with a read-only database (PostgreSQL)', func
     const latest = rows[0]!;
     await admin!.query('DELETE FROM schema_migrations WHERE version = $1', [latest.version]);
     try {
-      const result = await runScript(
-        'scripts/export-events.ts',
-        ['--out', join(dir, 'behind.ndjson')],
-        cleanEnv({ ...suite.env, EVENTS_RETENTION_DAYS: '3650' }),
-      );
+      const result = await exportTo(join(dir, 'behind.ndjson'), suite.env);
       expect(result.code).to.equal(1);
       expect(result.stderr).to.include(
         `the database's tray schema is at migration ${latest.version - 1}, this version needs migration ${latest.version}`,
@@ -441,11 +441,7 @@ describe('scripts/export-events.ts with a read-only database (MongoDB)', functio
       await migrations.deleteOne({ _id: PROCESSED_AT });
       const dir = mkdtempSync(join(tmpdir(), 'export-read-only-'));
       try {
-        const result = await runScript(
-          'scripts/export-events.ts',
-          ['--out', join(dir, 'behind.ndjson')],
-          cleanEnv({ ...suite.env, EVENTS_RETENTION_DAYS: '3650' }),
-        );
+        const result = await exportTo(join(dir, 'behind.ndjson'), suite.env);
         expect(result.code).to.equal(1);
         expect(result.stderr).to.include(
           `the database's tray schema is without the upgrades ${PROCESSED_AT}, this version needs them`,

@@ -136,12 +136,12 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   return {
     // Parks a job only during an outage: after stop() with the storage answering, bull still hands
     // out the jobs its waiting fetches bring, and queue.close() waits for them, so they must run.
-    whenOpen: (probingRefusal = false) =>
-      stopped && outage
-        ? new Promise<void>(() => undefined)
-        : probingRefusal && outage?.refusal
-          ? Promise.resolve()
-          : (outage?.opened.then(() => undefined) ?? Promise.resolve()),
+    whenOpen(probingRefusal = false) {
+      if (stopped && outage) return new Promise<void>(() => undefined);
+      // A job probing a refusal passes: nothing else tells when writes pass again.
+      if (!outage || (probingRefusal && outage.refusal)) return Promise.resolve();
+      return outage.opened.then(() => undefined);
+    },
     async isOutage() {
       if (outage && !outage.refusal) return true;
       if (await answers()) return false;

@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import type { Registry } from 'prom-client';
 import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { cappedExponentialDelay } from '../../shared/queue/capped-exponential-backoff.ts';
 import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
@@ -177,7 +178,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ...deps.storageProbe,
   });
 
-  const busyFirstWaitMs = deps.storageBusyFirstWaitMs ?? STORAGE_BUSY_FIRST_WAIT_MS;
+  // The waits after a storage's "not now" or refused write: doubling from the first, capped, and
+  // without jitter (a job waits alone; it is not one of many retried by the queue at once).
+  const busyWait = {
+    firstMs: deps.storageBusyFirstWaitMs ?? STORAGE_BUSY_FIRST_WAIT_MS,
+    maxMs: STORAGE_BUSY_MAX_WAIT_MS,
+  };
+  const busyWaitMs = (waitsBefore: number) => cappedExponentialDelay(waitsBefore + 1, busyWait, () => 0);
   // `timer` adds up the job's runs only: the waits at the gate and between busy runs are no
   // processing time (tray_worker_job_duration_seconds).
   const apply = async (data: WebhookJobData, timer: { ms: number }) => {
@@ -207,9 +214,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         // waits and tries again, and the worker takes no new jobs meanwhile. Spending attempts,
         // the whole backlog went to the failed set within minutes while the ping passed.
         if (isStorageRefusingWrites(error)) {
-          await gate.refused(
-            Math.min(busyFirstWaitMs * 2 ** Math.min(refusals, 10), STORAGE_BUSY_MAX_WAIT_MS),
-          );
+          await gate.refused(busyWaitMs(refusals));
           refusals += 1;
           continue;
         }
@@ -219,7 +224,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         }
         if (isStorageConnectionLost(error)) throw error;
         if (isStorageUnavailable(error) && busyWaits < STORAGE_BUSY_WAITS) {
-          const waitMs = Math.min(busyFirstWaitMs * 2 ** busyWaits, STORAGE_BUSY_MAX_WAIT_MS);
+          const waitMs = busyWaitMs(busyWaits);
           busyWaits += 1;
           await new Promise((resolve) => setTimeout(resolve, waitMs));
           continue;

@@ -8,13 +8,13 @@ import { TRAY_CLEARS, TRAY_MIGRATIONS, TRAY_READ_STATE } from './collection-name
 import { SchemaBehindError } from '../schema-behind-error.ts';
 import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
-import { migrateRecordShape } from './records/migrate-record-shape.ts';
+import { migrateRecordShape, RECORD_SHAPE } from './records/migrate-record-shape.ts';
 import { INBOX_STATE, migrateInboxState } from './records/migrate-inbox-state.ts';
 import { DECISION_EXPIRY, migrateDecisionExpiry } from './moderation/migrate-decision-expiry.ts';
 import { DELETED_MARK, migrateDeletedMark } from './grouping/migrate-deleted-mark.ts';
 import { migrateMembershipProcessedAt, PROCESSED_AT } from './memberships/migrate-processed-at.ts';
 import { EVENTS_CONSOLE, migrateEventsConsole } from './events/migrate-events-console.ts';
-import { EVERY_ACTION_KEPT, everyActionKeptSince, notedKeptSince } from './removals/kept-since.ts';
+import { EVERY_ACTION_KEPT, everyActionKeptSince } from './removals/kept-since.ts';
 import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
 import { createMongoCommunityMembers } from './memberships/mongo-community-members.ts';
@@ -38,30 +38,38 @@ export interface MongoStorageOptions {
   readOnly?: boolean;
 }
 
-/** The one-time upgrade passes (runOnce) and notes this version relies on, in TRAY_MIGRATIONS. */
-const UPGRADE_PASSES = [
-  INBOX_STATE,
-  DECISION_EXPIRY,
-  DELETED_MARK,
-  EVENTS_CONSOLE,
-  PROCESSED_AT,
-  EVERY_ACTION_KEPT,
+/**
+ * The one-time upgrade passes of this version, in the order they run at open, each recorded in
+ * TRAY_MIGRATIONS under its name once done (runOnce).
+ */
+const UPGRADES: readonly (readonly [
+  name: string,
+  run: (db: Db, retentionDays: number) => Promise<number>,
+])[] = [
+  [RECORD_SHAPE, (db, retentionDays) => migrateRecordShape(db, { retentionDays })],
+  [INBOX_STATE, (db) => migrateInboxState(db)],
+  [DECISION_EXPIRY, (db) => migrateDecisionExpiry(db)],
+  [DELETED_MARK, (db) => migrateDeletedMark(db)],
+  [EVENTS_CONSOLE, (db) => migrateEventsConsole(db)],
+  [PROCESSED_AT, (db) => migrateMembershipProcessedAt(db)],
 ];
 
 /**
  * For a read-only open: throws SchemaBehindError unless every upgrade pass of this version has
- * run on the database (recorded in TRAY_MIGRATIONS); an older version's data may lack what this
- * version's reads look for.
+ * run on the database and its first open noted since when every action is kept (TRAY_MIGRATIONS);
+ * an older version's data may lack what this version's reads look for. Returns that time.
  */
-async function requireUpgraded(db: Db): Promise<void> {
+async function requireUpgraded(db: Db): Promise<number> {
+  const wanted = [...UPGRADES.map(([name]) => name), EVERY_ACTION_KEPT];
   const done = await db
-    .collection<{ _id: string }>(TRAY_MIGRATIONS)
-    .find({ _id: { $in: UPGRADE_PASSES } }, { projection: { _id: 1 } })
+    .collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS)
+    .find({ _id: { $in: wanted } })
     .toArray();
-  const missing = UPGRADE_PASSES.filter((name) => !done.some((doc) => doc._id === name));
-  if (missing.length === UPGRADE_PASSES.length)
+  const missing = wanted.filter((name) => !done.some((doc) => doc._id === name));
+  if (missing.length === wanted.length)
     throw new SchemaBehindError('not there (the tray service never opened this database)', 'its set-up');
   if (missing.length > 0) throw new SchemaBehindError(`without the upgrades ${missing.join(', ')}`, 'them');
+  return done.find((doc) => doc._id === EVERY_ACTION_KEPT)?.at.getTime() ?? 0;
 }
 
 /**
@@ -89,18 +97,13 @@ export async function openMongoStorage(
   });
   try {
     const { db } = connection;
-    if (options.readOnly) await requireUpgraded(db);
+    let keptSince: number;
+    if (options.readOnly) keptSince = await requireUpgraded(db);
     else {
       await ensureCollections(db, trayCollections, { logger: options.logger });
-      await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
-      await migrateInboxState(db);
-      await migrateDecisionExpiry(db);
-      await migrateDeletedMark(db);
-      await migrateEventsConsole(db);
-      await migrateMembershipProcessedAt(db);
+      for (const [, run] of UPGRADES) await run(db, options.retentionDays ?? 90);
+      keptSince = await everyActionKeptSince(db);
     }
-    // Read-only: noted by the service's first open (requireUpgraded checked it is there).
-    const keptSince = options.readOnly ? ((await notedKeptSince(db)) ?? 0) : await everyActionKeptSince(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
       engine: 'mongodb',

@@ -1,4 +1,4 @@
-import type { Db } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { ActorInfo } from '../../../domain/activity.ts';
 import { deletedActor } from '../../../domain/deleted-user.ts';
 import { TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS } from '../collection-names.ts';
@@ -54,43 +54,47 @@ export async function purgeKeptActions(
       if (keptUntil === undefined || keptUntil <= now)
         purged += (await collection.deleteMany({ group, ...expired })).deletedCount;
       else {
+        const moving = await namedActors(db, name, { group, ...expired });
         await collection.updateMany({ group, ...expired }, { $set: { expiresAt: keptUntil } });
-        await renameDeletedAgain(db, name, group, keptUntil);
+        await renameDeletedAgain(db, moving);
       }
     }
     if (found.length < batch) return purged;
   }
 }
 
+type KeptDoc = { actor?: ActorInfo; activity?: { actor?: ActorInfo } };
+
 /** Each kept collection's snapshot of the document's actor. */
-const ACTOR_OF: Record<
-  string,
-  (doc: { actor?: ActorInfo; activity?: { actor?: ActorInfo } }) => ActorInfo | undefined
-> = {
+const ACTOR_OF: Record<string, (doc: KeptDoc) => ActorInfo | undefined> = {
   [TRAY_TARGET_ACTORS]: (doc) => doc.actor,
   [TRAY_TARGET_ACTIONS]: (doc) => doc.activity?.actor,
 };
 
-/**
- * FerretDB writes each document an update matches back whole, as it read it: a deleted user's
- * rename (renameGroupActor, renameKeptActor) between the move's read and its write was undone, and
- * records computed later from the group named them again. So the moved documents' actors still
- * named are checked against the deleted users, and any of those is renamed again. A deletion is
- * final (docs/tray-rules.md#deleted-users).
- */
-async function renameDeletedAgain(db: Db, name: string, group: string, keptUntil: Date): Promise<void> {
-  const actorOf = ACTOR_OF[name];
-  if (!actorOf) return;
-  const moved = await db
-    .collection<{ actor?: ActorInfo; activity?: { actor?: ActorInfo } }>(name)
-    .find({ group, expiresAt: keptUntil }, { projection: { _id: 0, actor: 1, 'activity.actor': 1 } })
-    .toArray();
+/** The users the documents `filter` matches name as they were (not as deleted users). */
+async function namedActors(db: Db, name: string, filter: Filter<KeptDoc>): Promise<Set<string>> {
   const named = new Set<string>();
-  for (const doc of moved) {
+  const actorOf = ACTOR_OF[name];
+  if (!actorOf) return named;
+  const docs = await db
+    .collection<KeptDoc>(name)
+    .find(filter, { projection: { _id: 0, actor: 1, 'activity.actor': 1 } })
+    .toArray();
+  for (const doc of docs) {
     const actor = actorOf(doc);
     if (actor && actor.deleted !== true) named.add(actor.userId);
   }
-  if (named.size === 0) return;
+  return named;
+}
+
+/**
+ * FerretDB writes each document an update matches back whole, as it read it: a deleted user's
+ * rename (renameGroupActor, renameKeptActor) between the move's read and its write was undone, and
+ * records computed later from the group named them again. So the users the moved documents named
+ * (read before the move) are checked against the deleted users once it is done, and any of those
+ * is renamed again. A deletion is final (docs/tray-rules.md#deleted-users).
+ */
+async function renameDeletedAgain(db: Db, named: ReadonlySet<string>): Promise<void> {
   for (const userId of await deletedAmong(db, named)) {
     const as = deletedActor(userId);
     await renameGroupActor(db, as);

@@ -7,7 +7,7 @@ import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import type { TargetActorDoc } from '../grouping/tray-target-actors-collection.ts';
 
-const RECORD_SHAPE = 'record-shape-2';
+export const RECORD_SHAPE = 'record-shape-2';
 
 /** A record as versions before the bounded shape stored it: every actor in `actorLog`. */
 export interface LegacyRecordDoc extends Omit<

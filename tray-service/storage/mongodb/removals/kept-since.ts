@@ -15,20 +15,12 @@ export const EVERY_ACTION_KEPT = 'every-action-kept';
  */
 export async function everyActionKeptSince(db: Db, now = new Date()): Promise<number> {
   const migrations = db.collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS);
-  const noted = await notedKeptSince(db);
-  if (noted !== undefined) return noted;
+  const noted = await migrations.findOne({ _id: EVERY_ACTION_KEPT });
+  if (noted) return noted.at.getTime();
   const older = await db.collection<TrayRecordDoc>(TRAY_RECORDS).findOne({}, { projection: { _id: 1 } });
   await ignoreDuplicates(migrations.insertOne({ _id: EVERY_ACTION_KEPT, at: older ? now : new Date(0) }));
   // Another process may have noted it first: its time holds.
   return (await migrations.findOne({ _id: EVERY_ACTION_KEPT }))?.at.getTime() ?? now.getTime();
-}
-
-/** The time everyActionKeptSince noted, if a process of this version ever opened the database. */
-export async function notedKeptSince(db: Db): Promise<number | undefined> {
-  const noted = await db
-    .collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS)
-    .findOne({ _id: EVERY_ACTION_KEPT });
-  return noted?.at.getTime();
 }
 
 /**
