@@ -6,6 +6,13 @@ import { responseClock, retryDelay } from './retry-delay.ts';
 import { untilAborted } from './until-aborted.ts';
 import { wait } from './wait.ts';
 
+/**
+ * What a call with a window (`retryWithinMs`) keeps of it after a wait, to ask for a token and
+ * send: a timer a busy page fires late, a token the app has at hand. A wait that would leave less
+ * is not waited: the error is thrown at once instead.
+ */
+export const SEND_MARGIN_MS = 100;
+
 /** Where and as whom a client calls, and how patiently. */
 export interface TrayConnection {
   /** The tray service's URL, e.g. `https://tray.example.org` (a path prefix is kept). */
@@ -85,12 +92,15 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       continue;
     }
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {
+      // A call with a window must be sent within it, not only waited within it: a wait cut to end
+      // at the window's last millisecond left no time to send, so the call waited only to throw.
+      const sendBy = timeLeft() - SEND_MARGIN_MS;
       const delay = retryDelay(
         retried,
         retryAfter,
         clock,
         Math.random,
-        Math.min(connection.maxRetryWaitMs, timeLeft()),
+        Math.min(connection.maxRetryWaitMs, sendBy),
       );
       if (delay !== undefined) {
         retried += 1;

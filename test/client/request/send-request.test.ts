@@ -419,6 +419,49 @@ describe('sendRequest (through the client) against the tray API', () => {
       );
     });
 
+    // The random part of a wait is cut where it would go past the 2 s; a wait that then ends at the
+    // 2 s mark leaves no time to send, and the call waited only to throw. The random part is held
+    // at its largest here (the client draws it from Math.random), so the cut comes every time.
+    for (const answerAfterMs of [700, 900]) {
+      it(`markAllAsRead refused after ${answerAfterMs} ms with Retry-After: 1: sent again within the 2 s, or thrown at once, never thrown after a wait`, async function () {
+        this.timeout(10_000);
+        let calls = 0;
+        const baseUrl = await servers.serve((_req, res) => {
+          calls += 1;
+          if (calls > 1) {
+            res.writeHead(200, { 'Content-Type': 'application/json' });
+            res.end(JSON.stringify({ data: { message: 'All notifications marked as read' } }));
+            return;
+          }
+          setTimeout(() => {
+            res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+            res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+          }, answerAfterMs);
+        });
+        const { fetch, sent } = recordingFetch();
+        const client = createTrayClient({ baseUrl, getToken: () => 'a-token', fetch });
+        const random = Math.random;
+        Math.random = () => 0.999;
+        try {
+          const started = performance.now();
+          const { ms, settled } = await timed(() => client.markAllAsRead());
+          const refused = sent[0]!;
+          const again = sent[1];
+          if (again) {
+            await settled;
+            expect(again.sentAt - started, 'the call sent again').to.be.below(2_000);
+          } else {
+            await expect(settled).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 503 });
+            expect(started + ms - refused.answeredAt, 'from the 503 to the rejection').to.be.below(
+              AT_ONCE_MS,
+            );
+          }
+        } finally {
+          Math.random = random;
+        }
+      });
+    }
+
     it('archive() of named records and counts(): wait the 3 s out, as any call does', async function () {
       this.timeout(15_000);
       for (const call of [
