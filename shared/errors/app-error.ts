@@ -13,6 +13,8 @@ export const errorCodes = {
   TOO_MANY_MUTES: { status: 400, code: 400003 },
   /** A new span of a target muted anew MAX_MUTE_SPANS_PER_TARGET times within the retention. */
   TOO_MANY_MUTE_SPANS: { status: 400, code: 400004 },
+  /** A block of a new user when MAX_BLOCKED_USERS are already blocked. */
+  BLOCK_LIST_FULL: { status: 400, code: 400005 },
   UNAUTHORIZED: { status: 401, code: 401000 },
   /**
    * A globally banned user's otherwise valid token: 401 as the contract's event catalogue fixes, with a

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { BlockListFullError } from '../domain/block-list-full-error.ts';
 import { DeletedUserError } from '../domain/deleted-user-error.ts';
 import { InvalidCursorError } from '../domain/invalid-cursor-error.ts';
 import { InvalidUntilError } from '../domain/invalid-until-error.ts';
@@ -14,6 +15,8 @@ function httpError(error: unknown): unknown {
     return new AppError('TOO_MANY_MUTES', error.message, { cause: error });
   if (error instanceof TooManyMuteSpansError)
     return new AppError('TOO_MANY_MUTE_SPANS', error.message, { cause: error });
+  if (error instanceof BlockListFullError)
+    return new AppError('BLOCK_LIST_FULL', error.message, { cause: error });
   if (error instanceof DeletedUserError) return new AppError('USER_DELETED', error.message, { cause: error });
   if (error instanceof InboxUnsupportedError)
     return new AppError('INBOX_UNSUPPORTED', error.message, { cause: error });

@@ -211,7 +211,12 @@ export interface BlockListPage {
 }
 
 export interface BlockListPort {
-  block(netidUid: string, blockedUserId: string): Promise<void>;
+  /**
+   * Stores the entry unless it would be the owner's entry past `maxEntries` (none when absent):
+   * 'full' then, and nothing changed. An entry already stored is 'blocked' whatever the count.
+   * Blocks of one owner at once, from any number of processes, never take it past `maxEntries`.
+   */
+  block(netidUid: string, blockedUserId: string, maxEntries?: number): Promise<'blocked' | 'full'>;
   unblock(netidUid: string, blockedUserId: string): Promise<void>;
   /** Entries ordered by blocked user id, strictly after `afterBlockedUserId`. */
   page(netidUid: string, afterBlockedUserId: string | undefined, pageSize: number): Promise<BlockListPage>;

@@ -1,3 +1,5 @@
+import { BlockListFullError } from '../domain/block-list-full-error.ts';
+import { MAX_BLOCKED_USERS } from '../domain/block-list-limit.ts';
 import { DeletedUserError } from '../domain/deleted-user-error.ts';
 import type { BlockEntry, BlockListPage, BlockListPort, DeletedUsersPort } from '../storage/port.ts';
 import { unlessDeleted } from './unless-deleted.ts';
@@ -11,7 +13,9 @@ export const netidUid = (networkId: string, ownerUserId: string) => `${networkId
 export interface BlockList {
   /**
    * 'self' when a user tries to block themselves (nothing is stored); a deleted user's block, of
-   * themselves too, is refused (DeletedUserError) and leaves nothing stored.
+   * themselves too, is refused (DeletedUserError) and leaves nothing stored, and so is a block of a
+   * new user past MAX_BLOCKED_USERS (BlockListFullError). Blocking someone already blocked always
+   * succeeds.
    */
   block(userId: string, blockUserId: string): Promise<'blocked' | 'self'>;
   /** Unblocking someone not blocked succeeds too: the end state is what was asked for. */
@@ -38,12 +42,15 @@ export function createBlockList(
         if (await users.isDeleted(userId)) throw new DeletedUserError();
         return 'self';
       }
-      await unlessDeleted(
+      // The adapter counts and writes in one step: a count taken here, before the write, would let
+      // blocks of one user sent at once all pass it and go past the limit.
+      const stored = await unlessDeleted(
         users,
         userId,
-        () => entries.block(owner(userId), blockUserId),
+        () => entries.block(owner(userId), blockUserId, MAX_BLOCKED_USERS),
         () => entries.forget(owner(userId)),
       );
+      if (stored === 'full') throw new BlockListFullError();
       return 'blocked';
     },
     unblock: (userId, blockUserId) => entries.unblock(owner(userId), blockUserId),

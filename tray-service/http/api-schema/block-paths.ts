@@ -10,6 +10,7 @@ import {
 } from './block-schemas.ts';
 import { errorResponse, header, jsonContent, jsonResponse } from './error-responses.ts';
 import { trayBodyErrors, USER_DELETED_DESCRIPTION } from './tray-errors.ts';
+import { MAX_BLOCKED_USERS } from '../../domain/block-list-limit.ts';
 
 /** Deprecation and Sunset: on every block-list answer, errors included. */
 const blockHeaders = {
@@ -29,12 +30,21 @@ const withBlockHeaders = (responses: Responses): Responses =>
 
 const OFF = 'BLOCK_API=off: the beta is gone (code 410000)';
 
-/** `gone` describes the call's 410s: BLOCK_API=off, and for a write also a deleted user's. */
-const responses = (description: string, schema: Parameters<typeof jsonContent>[0], gone = OFF) =>
+/**
+ * `gone` describes the call's 410s: BLOCK_API=off, and for a write also a deleted user's;
+ * `own` the answers the call has besides the tray calls' (its own 400).
+ */
+const responses = (
+  description: string,
+  schema: Parameters<typeof jsonContent>[0],
+  gone = OFF,
+  own: Responses = {},
+) =>
   withBlockHeaders({
     200: jsonResponse(schema, description),
     ...trayBodyErrors,
     410: errorResponse(gone),
+    ...own,
   });
 
 const memberBody = { required: true, content: jsonContent(blockMemberBody) };
@@ -47,7 +57,11 @@ export const blockPaths: ZodOpenApiPathsObject = {
       summary: 'Block one user (idempotent)',
       deprecated: true,
       requestBody: memberBody,
-      responses: responses('Blocked', blockStatusBody, `${OFF}; or ${USER_DELETED_DESCRIPTION}`),
+      responses: responses('Blocked', blockStatusBody, `${OFF}; or ${USER_DELETED_DESCRIPTION}`, {
+        400: errorResponse(
+          `A field failed validation or a field the call does not take was sent (code 400001, the message names it; blocking yourself too), the body is malformed, or the caller already blocks ${MAX_BLOCKED_USERS.toLocaleString('en-US')} users and this one is not among them (code 400005); nothing changed`,
+        ),
+      }),
     },
     delete: {
       summary: 'Unblock one user (idempotent)',

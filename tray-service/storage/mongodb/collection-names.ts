@@ -16,7 +16,8 @@ export const TRAY_MIGRATIONS = 'tray_migrations';
 // mutes/: every user's mute spans, in force and ended (docs/tray-rules.md#inbox).
 export const TRAY_MUTES = 'tray_mutes';
 /** Each user's mute lock, held while a PUT or DELETE of the user's mutes reads and writes (mute-lock.ts). */
-export const TRAY_MUTE_LOCKS = 'tray_mute_locks';
+/** Named when it held the mutes' locks alone; kept, so processes of either version share their locks. */
+export const TRAY_WRITE_LOCKS = 'tray_mute_locks';
 
 // grouping/: what the worker computes records from.
 /** The distinct actors of each record group, kept once per target (target-actors.ts). */

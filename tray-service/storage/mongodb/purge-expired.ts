@@ -8,7 +8,7 @@ import {
   TRAY_RECORDS,
   TRAY_TARGET_ACTORS,
   TRAY_MUTES,
-  TRAY_MUTE_LOCKS,
+  TRAY_WRITE_LOCKS,
   TRAY_REMOVALS,
   TRAY_REMOVAL_WORK,
   TRAY_REMOVAL_OUTCOMES,
@@ -54,7 +54,7 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
       { table: TRAY_REMOVALS, purge: () => purgeKeptTombstones(db, now) },
       ...[
         TRAY_RECORD_CLAIMS,
-        TRAY_MUTE_LOCKS,
+        TRAY_WRITE_LOCKS,
         TRAY_REMOVAL_WORK,
         TRAY_REMOVAL_OUTCOMES,
         TRAY_REMOVAL_CHANGES,

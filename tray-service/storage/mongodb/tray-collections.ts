@@ -14,7 +14,7 @@ import { trayTargetActionsCollection } from './grouping/tray-target-actions-coll
 import { trayTargetActorsCollection } from './grouping/tray-target-actors-collection.ts';
 import { userBansCollection } from './moderation/user-bans-collection.ts';
 import { trayMutesCollection } from './mutes/tray-mutes-collection.ts';
-import { trayMuteLocksCollection } from './mutes/tray-mute-locks-collection.ts';
+import { trayWriteLocksCollection } from './locks/tray-write-locks-collection.ts';
 import { userProfilesCollection } from './grouping/user-profiles-collection.ts';
 import { processingOrderCollection } from './memberships/processing-order-collection.ts';
 import { trayRemovalsCollection } from './removals/tray-removals-collection.ts';
@@ -50,7 +50,7 @@ export const workerCollections: readonly CollectionSpec[] = [
 export const apiCollections: readonly CollectionSpec[] = [
   trayRecordsCollection,
   trayMutesCollection,
-  trayMuteLocksCollection,
+  trayWriteLocksCollection,
   blockListCollection,
   trayReadStateCollection,
   trayClearsCollection,

@@ -94,6 +94,9 @@ export const postLock = (postId: string) => JSON.stringify(['post', postId]);
  */
 export const muteLock = (userId: string) => JSON.stringify(['mutes', userId]);
 
+/** The lock key of one owner's block list: a block's count and insert are one step (postgres-block-list.ts). */
+export const blockListLock = (netidUid: string) => JSON.stringify(['block-list', netidUid]);
+
 /**
  * The lock key of one user's profile: a deletion takes it exclusively while it stores the deleted
  * profile and rewrites the user's snapshots; every write of an action takes its actor's and, when

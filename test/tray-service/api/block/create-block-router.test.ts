@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
+import { MAX_BLOCKED_USERS } from '../../../../tray-service/domain/block-list-limit.ts';
 
 const SUNSET = 'Wed, 28 Feb 2024 00:00:00 GMT';
 
@@ -118,6 +119,41 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
         expect(res.body.message).to.match(/^blockUserId: /);
       });
     }
+
+    it('refuses a new user past 10,000 blocked with 400 (code 400005), but not one already blocked', async function () {
+      this.timeout(120_000);
+      const owner = 'owner-full';
+      const blocked = Array.from({ length: MAX_BLOCKED_USERS }, (_, n) => `u-${n}`);
+      // Stored as earlier blocks left them, 100 at a time (no limit asked of the port).
+      for (let start = 0; start < blocked.length; start += 100)
+        await Promise.all(
+          blocked.slice(start, start + 100).map((id) => api.storage.blockList.block(`net1_${owner}`, id)),
+        );
+      const auth = await bearer(owner);
+      const block = (blockUserId: string) =>
+        request(app()).post('/block/members').set('Authorization', auth).send({ blockUserId });
+      const refused = await block('u-new').expect(400);
+      expect(refused.body).to.include({ status: 'error', code: 400005 });
+      expect(refused.body.message).to.match(/at most 10000 users/);
+      expect(refused.headers.sunset).to.equal(SUNSET);
+      expectMatchesOpenApi(refused, 'POST', '/block/members');
+      const check = () =>
+        request(app())
+          .get('/block/members')
+          .query({ checkList: ['u-new', 'u-7'] })
+          .set('Authorization', auth)
+          .expect(200);
+      expect((await check()).body).to.deep.equal({ 'u-new': false, 'u-7': true });
+      // Blocking again someone blocked changes nothing and succeeds; after an unblock there is room.
+      expect((await block('u-7').expect(200)).body).to.deep.equal({ status: 'success' });
+      await request(app())
+        .delete('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 'u-9' })
+        .expect(200);
+      await block('u-new').expect(200);
+      expect((await check()).body).to.deep.equal({ 'u-new': true, 'u-7': true });
+    });
 
     // One user per call: a call that blocked only the first of several would do less than asked.
     it('answers a field it does not take with 400 naming it, blocking nobody', async () => {

@@ -64,3 +64,37 @@ conformanceCase(
     ]);
   },
 );
+
+conformanceCase(
+  'block list: at most maxEntries entries; blocks at once from two processes never take an owner past it',
+  async (context) => {
+    const { storage, id } = context;
+    const peer = await context.peer();
+    const owner = id('u-ana');
+    // A small limit of the port's own, so the race is over a few places, not thousands of entries.
+    const LIMIT = 3;
+    const listed = async () =>
+      (await storage.blockList.page(owner, undefined, 20)).results.map((entry) => entry.blocked_userId);
+
+    expect(await storage.blockList.block(owner, id('u-first'), LIMIT)).to.equal('blocked');
+    const racing = Array.from({ length: 12 }, (_, n) => id(`u-race-${n}`));
+    const outcomes = await Promise.all(
+      racing.map((blocked, n) => (n % 2 === 0 ? storage : peer).blockList.block(owner, blocked, LIMIT)),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'full')).to.have.length(racing.length - (LIMIT - 1));
+    const won = racing.filter((_, n) => outcomes[n] === 'blocked');
+    expect(await listed()).to.have.members([id('u-first'), ...won]);
+
+    // Full: blocking someone already blocked still answers blocked; a new one changes nothing...
+    expect(await peer.blockList.block(owner, id('u-first'), LIMIT)).to.equal('blocked');
+    expect(await storage.blockList.block(owner, id('u-late'), LIMIT)).to.equal('full');
+    expect(await listed()).to.have.members([id('u-first'), ...won]);
+    // ...until one is unblocked; another owner's list is its own, and no limit means none.
+    await storage.blockList.unblock(owner, id('u-first'));
+    expect(await peer.blockList.block(owner, id('u-late'), LIMIT)).to.equal('blocked');
+    expect(await listed()).to.have.members([...won, id('u-late')]);
+    expect(await storage.blockList.block(id('u-ben'), id('u-late'), LIMIT)).to.equal('blocked');
+    expect(await storage.blockList.block(owner, id('u-more'))).to.equal('blocked');
+    expect(await listed()).to.have.length(LIMIT + 1);
+  },
+);

@@ -285,6 +285,8 @@ describe('hot queries are served by an index (explain)', function () {
   it('the block list', async () => {
     const blocks = createMongoBlockList(db!);
     await expectServed(() => blocks.block('u-a', 'u-b'));
+    // Under the owner's write lock: the entry looked up, the owner's entries counted.
+    await expectServed(() => blocks.block('u-a', 'u-c', 10));
     await expectServed(() => blocks.page('u-a', undefined, 10));
     await expectServed(() => blocks.blockedAmong('u-a', ['u-b', 'u-c']));
   });

@@ -4,6 +4,7 @@ import { type BlockEntryDoc } from './block-list-collection.ts';
 import { BLOCK_LIST } from '../collection-names.ts';
 import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { blockListLockId, withWriteLock } from '../locks/write-lock.ts';
 
 const entryId = (netidUid: string, blockedUserId: string) => JSON.stringify([netidUid, blockedUserId]);
 
@@ -11,14 +12,27 @@ const entryId = (netidUid: string, blockedUserId: string) => JSON.stringify([net
 export function createMongoBlockList(db: Db): BlockListPort {
   const entries = db.collection<BlockEntryDoc>(BLOCK_LIST);
   return {
-    async block(netidUid, blockedUserId) {
-      // Two concurrent upserts of the same entry: the loser sees a duplicate key; the entry exists.
-      await ignoreDuplicates(
-        entries.updateOne(
-          { _id: entryId(netidUid, blockedUserId) },
-          { $setOnInsert: { netid_uid: netidUid, blocked_userId: blockedUserId, createdAt: new Date() } },
-          { upsert: true },
-        ),
+    block(netidUid, blockedUserId, maxEntries) {
+      const _id = entryId(netidUid, blockedUserId);
+      const store = async () => {
+        // Two concurrent upserts of the same entry: the loser sees a duplicate key; the entry exists.
+        await ignoreDuplicates(
+          entries.updateOne(
+            { _id },
+            { $setOnInsert: { netid_uid: netidUid, blocked_userId: blockedUserId, createdAt: new Date() } },
+            { upsert: true },
+          ),
+        );
+        return 'blocked' as const;
+      };
+      if (maxEntries === undefined) return store();
+      // Counted under the owner's lock: no other block of the owner writes until this one has.
+      // An entry already there is 'blocked' whatever the count (counted up to the limit only).
+      return withWriteLock(db, blockListLockId(netidUid), async () =>
+        (await entries.countDocuments({ _id })) > 0 ||
+        (await entries.countDocuments({ netid_uid: netidUid }, { limit: maxEntries })) < maxEntries
+          ? store()
+          : 'full',
       );
     },
     async forget(netidUid) {

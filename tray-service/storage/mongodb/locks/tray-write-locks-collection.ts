@@ -1,18 +1,18 @@
 import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
-import { TRAY_MUTE_LOCKS } from '../collection-names.ts';
+import { TRAY_WRITE_LOCKS } from '../collection-names.ts';
 
-/** One user's mute lock (mute-lock.ts), held while a PUT or DELETE of the user's mutes reads and writes. */
-export interface MuteLockDoc {
-  /** muteLockId(userId): one per user, so the insert that takes it is the lock. */
+/** One write lock (write-lock.ts), held while a writer of one user's mutes or block list reads and writes. */
+export interface WriteLockDoc {
+  /** muteLockId(userId), blockListLockId(netidUid): one per user and kind, so the insert that takes it is the lock. */
   _id: string;
   /** The holder's own token: only the holder releases it, only a taker of this same stale lock deletes it. */
   token: string;
-  /** When the holder, had it died, loses it: another PUT takes it over; TTL-deleted (or purged) then. */
+  /** When the holder, had it died, loses it: another writer takes it over; TTL-deleted (or purged) then. */
   expiresAt: Date;
 }
 
-/** tray_mute_locks: the users' mute locks, each held for the instant of one PUT or DELETE. */
-export const trayMuteLocksCollection: CollectionSpec = {
-  name: TRAY_MUTE_LOCKS,
+/** The write locks, each held for the instant of one write of a user's mutes or block list. */
+export const trayWriteLocksCollection: CollectionSpec = {
+  name: TRAY_WRITE_LOCKS,
   indexes: [EXPIRY_INDEX],
 };

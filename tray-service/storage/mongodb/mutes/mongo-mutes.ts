@@ -4,7 +4,7 @@ import { countsTowardSpanLimit, muteInForceAt, type Mute } from '../../../domain
 import { muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
 import type { InboxPort } from '../../port.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
-import { withMuteLock } from './mute-lock.ts';
+import { muteLockId, withWriteLock } from '../locks/write-lock.ts';
 import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
 
 /** The latest time a Date holds: a span with no end yet is kept until it gets one. */
@@ -54,7 +54,7 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
 
   return {
     putMute(userId, target, until, now, retentionDays, maxInForce, maxSpansPerTarget = Infinity) {
-      return withMuteLock(db, userId, async () => {
+      return withWriteLock(db, muteLockId(userId), async () => {
         const docs = await spanDocsOf(userId, target);
         const current = muteInForce(docs.map(toMute), target, now);
         // Counted under the user's lock: no other PUT of the user writes until this one has.
@@ -81,7 +81,7 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
     },
 
     removeMute(userId, target, now, retentionDays) {
-      return withMuteLock(db, userId, async () => {
+      return withWriteLock(db, muteLockId(userId), async () => {
         const ended = (await spansOf(userId, target)).filter(
           (mute) => mute.targetType === target.targetType && muteInForceAt(mute, now),
         );
