@@ -1,4 +1,5 @@
-import { parseCidr, parseCidrList, type Cidr } from '../../shared/address/parse-cidr.ts';
+import { parseCidr, type Cidr } from '../../shared/address/parse-cidr.ts';
+import { listEntries } from '../../shared/text/list-entries.ts';
 import { firstTooWide, showCidr } from '../../shared/address/too-wide.ts';
 
 /**
@@ -32,10 +33,7 @@ export function parseTrustProxy(text: string): TrustProxy {
         "give the proxies' addresses or CIDRs instead (e.g. 10.0.0.0/8 or loopback)",
     );
   }
-  const cidrs = value
-    .split(',')
-    .map((entry) => entry.trim())
-    .flatMap((entry) => (entry === 'loopback' ? loopback : parseCidrList(entry)));
+  const cidrs = listEntries(value).flatMap((entry) => (entry === 'loopback' ? loopback : [parseCidr(entry)]));
   const wide = firstTooWide(cidrs, 'trusts');
   if (wide) {
     throw new Error(

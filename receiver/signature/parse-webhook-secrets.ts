@@ -1,4 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
+import { looksLikeSecret } from '../../shared/config/looks-like-secret.ts';
 
 /**
  * How a webhook signs its deliveries (docs/receiver.md#signature-schemes): `platform`, the
@@ -90,6 +91,13 @@ export function parseWebhookSecrets(text: string, options: WebhookOptions = {}):
     }
     const match = namedEntry.exec(entry);
     const name = match?.[1] ?? 'default';
+    // The name is logged at start-up: random text before an `=` is a bare secret holding one.
+    if (looksLikeSecret(name)) {
+      throw new Error(
+        `entry ${index + 1} has text before its "=" that looks like a secret, not a webhook name; ` +
+          'a bare secret holding "=" is written default=<secret>',
+      );
+    }
     // Never empty: a bare entry is not (checked above), a named one holds more than `=` and spaces.
     const secret = (match?.[2] ?? entry).trim();
     const keys = byName.get(name) ?? [];

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { parseAddress, type IpAddress } from './parse-address.ts';
+import { listEntries } from '../text/list-entries.ts';
 
 /** An address range: a network address and a prefix length. A single address is a /32 or /128. */
 export interface Cidr {
@@ -42,13 +43,9 @@ function networkAddress(address: IpAddress, prefix: number): IpAddress {
     : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${prefix}`);
 }
 
-/** Parses a comma-separated list of addresses and CIDRs; empty entries are ignored. */
+/** Parses a comma-separated list of addresses and CIDRs (listEntries: none when blank, no empty entry). */
 export function parseCidrList(text: string): Cidr[] {
-  return text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '')
-    .map(parseCidr);
+  return listEntries(text).map(parseCidr);
 }
 
 /** True when `address` lies inside `cidr` (an IPv4 address never matches an IPv6 range and vice versa). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listEntries } from '../text/list-entries.ts';
 
 /** Which web origins may call from a browser: any (`*`), or exactly those listed. */
 export type CorsOrigins = '*' | readonly string[];
@@ -28,10 +29,13 @@ export const corsOrigins = () =>
   z
     .string()
     .transform((value, ctx): CorsOrigins => {
-      const entries = value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== '');
+      let entries: string[];
+      try {
+        entries = listEntries(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
       if (entries.length === 1 && entries[0] === '*') return '*';
       for (const entry of entries) {
         const problem =

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseCidr, parseCidrList } from '../address/parse-cidr.ts';
 import { firstTooWide, showCidr } from '../address/too-wide.ts';
 import { positiveInt } from './env-types.ts';
+import { listEntries } from '../text/list-entries.ts';
 
 /**
  * TRUST_PROXY of the tray service: `off`, `loopback`, or proxy addresses/CIDRs (as Express's
@@ -15,10 +16,7 @@ export function parseTrayTrustProxy(text: string): string[] {
   const value = text.trim().toLowerCase();
   // `0` is off, as the receiver reads it: one env file may serve both services.
   if (value === '' || value === 'off' || value === 'false' || value === '0') return [];
-  const entries = value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+  const entries = listEntries(value);
   for (const entry of entries) {
     if (entry === 'loopback') continue;
     if (/^\d+$/.test(entry) || entry === 'true' || entry === 'all' || entry === '*') {

@@ -198,9 +198,18 @@ export function resolveJwtConfig(vars: JwtVariables): JwtConfig {
     fail('JWT_ALGORITHMS', `${wrongAsymmetric} is an HMAC algorithm; it needs JWT_SECRET, not a public key`);
   }
   if (vars.JWT_PUBLIC_KEY !== undefined) {
+    const pem = vars.JWT_PUBLIC_KEY.replaceAll('\\n', '\n');
+    // createPublicKey takes a private key as well, and derives its public half: the tray would
+    // hold a key that signs any user's tokens, which a public key exists to keep elsewhere.
+    if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
+      fail(
+        'JWT_PUBLIC_KEY',
+        'holds a private key; give only its public key (openssl pkey -pubout), and keep the private key where tokens are signed',
+      );
+    }
     let key: KeyObject;
     try {
-      key = createPublicKey(vars.JWT_PUBLIC_KEY.replaceAll('\\n', '\n'));
+      key = createPublicKey(pem);
     } catch {
       return fail('JWT_PUBLIC_KEY', 'expected a PEM public key (-----BEGIN PUBLIC KEY----- ...)');
     }

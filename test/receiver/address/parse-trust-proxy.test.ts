@@ -10,6 +10,13 @@ describe('parseTrustProxy', () => {
     expect(() => parseTrustProxy('2')).to.throw(/"2": a hop count trusts X-Forwarded-For from any client/);
   });
 
+  // `${PROXY_IP},loopback` with PROXY_IP unset: the proxy would not be trusted, and every client
+  // behind it would share its address (one rate limit, one allowlist answer) with no word why.
+  it('refuses an empty entry, naming its place', () => {
+    expect(() => parseTrustProxy(',loopback')).to.throw('entry 1 is empty');
+    expect(() => parseTrustProxy('10.0.0.0/8,,loopback')).to.throw('entry 2 is empty');
+  });
+
   it('reads loopback and CIDR lists', () => {
     const trust = parseTrustProxy('loopback, 10.0.0.0/8');
     expect(trust.kind).to.equal('cidrs');

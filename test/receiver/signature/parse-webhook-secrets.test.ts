@@ -78,6 +78,22 @@ describe('parseWebhookSecrets', () => {
       .that.does.not.include('topsecret');
   });
 
+  // The name is logged at start-up: random text before an `=` is a bare secret holding one, read
+  // as webhook `<first part>` keyed with the rest.
+  for (const text of ['Ab3dE9fG2hJ7kL1mN0pQ=rS5t', '0123456789abcdef0123=tail', 'whsec_abc=def']) {
+    it(`refuses ${text.slice(0, 12)}…: the text before "=" looks like a secret, not a name, and is not repeated`, () => {
+      const [before] = text.split('=');
+      expect(() => parseWebhookSecrets(`eu=s3cret,${text}`))
+        .to.throw(/^entry 2 .*looks like a secret.*default=<secret>/)
+        .with.property('message')
+        .that.does.not.include(before);
+    });
+  }
+
+  it('still takes a name that is a word with digits, such as PlatformEventsEU2026', () => {
+    expect(names('PlatformEventsEU2026=s3cret')).to.deep.equal(['PlatformEventsEU2026:s3cret']);
+  });
+
   it('trims spaces between the name and its secret', () => {
     expect(names('eu=  s3cret')).to.deep.equal(['eu:s3cret']);
   });

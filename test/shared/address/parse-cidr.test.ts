@@ -47,8 +47,10 @@ describe('parseCidr', () => {
 });
 
 describe('parseCidrList', () => {
-  it('reads a comma-separated list and ignores empty entries', () => {
-    expect(parseCidrList(' 10.0.0.0/8, ,::1 ')).to.have.lengthOf(2);
+  it('reads a comma-separated list, none when blank, and refuses an empty entry naming its place', () => {
+    expect(parseCidrList(' 10.0.0.0/8, ::1 ')).to.have.lengthOf(2);
+    expect(parseCidrList(' ')).to.deep.equal([]);
+    expect(() => parseCidrList(' 10.0.0.0/8, ,::1 ')).to.throw('entry 2 is empty');
   });
 
   it('refuses an IPv4-mapped range shorter than the mapping prefix, naming the IPv6 bounds', () => {

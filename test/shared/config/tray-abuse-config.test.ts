@@ -19,6 +19,13 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
       expect(parseTrustProxy(value), value).to.deep.equal({ kind: 'none' });
   });
 
+  it('refuses a TRUST_PROXY or AUTH_FAILURE_EXEMPT entry left empty, naming the variable and the place', () => {
+    expect(() => loadTrayConfig({ TRUST_PROXY: ',loopback' })).to.throw(/TRUST_PROXY: entry 1 is empty/);
+    expect(() => loadTrayConfig({ AUTH_FAILURE_EXEMPT: '10.0.0.1,' })).to.throw(
+      /AUTH_FAILURE_EXEMPT: entry 2 is empty/,
+    );
+  });
+
   it('reads proxy addresses, CIDRs and loopback', () => {
     expect(
       loadTrayConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback,fd00::/8' }).TRUST_PROXY,

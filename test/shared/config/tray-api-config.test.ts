@@ -127,6 +127,32 @@ describe('tray API configuration', () => {
       expect(config.audience).to.equal('tray');
     });
 
+    // createPublicKey takes a private key too and derives its public half: the tray would hold a
+    // key that can sign any user's tokens, which the asymmetric option exists to keep elsewhere.
+    for (const [label, pem] of [
+      ['PKCS#8', generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' })],
+      [
+        'RSA',
+        generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+          type: 'pkcs1',
+          format: 'pem',
+        }),
+      ],
+      [
+        'EC',
+        generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }),
+      ],
+    ] as const) {
+      it(`refuses a ${label} private key, saying so and showing none of it`, () => {
+        const text = String(pem);
+        expect(() => resolveJwtConfig({ JWT_PUBLIC_KEY: text.replaceAll('\n', '\\n') }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.includes('JWT_PUBLIC_KEY: holds a private key')
+          .and.does.not.include(text.split('\n')[1]);
+      });
+    }
+
     it('refuses a PEM that is not a public key', () => {
       expect(() => resolveJwtConfig({ JWT_PUBLIC_KEY: 'not a key' }))
         .to.throw(ConfigError)
