@@ -160,6 +160,8 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     startAfter: checked,
     spool,
     enqueue: (job) => breaker.call(() => writes.observe(enqueueOnce(target, job)), DRAIN_ENQUEUE_BUDGET_MS),
+    // The queue connection keeps no offline queue: until it is ready, every enqueue fails at once.
+    canEnqueue: () => queue.client.status === 'ready' && !breaker.open,
     enqueueTimeoutMs: DRAIN_ENQUEUE_BUDGET_MS,
     logger,
     intervalMs: wiring.drainIntervalMs,

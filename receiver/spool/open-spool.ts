@@ -10,6 +10,7 @@ import {
   segmentName,
   segmentPath,
   splitLines,
+  makeFolder,
   syncDirectory,
 } from './segment-files.ts';
 import { adoptOrphanedSegments, type OnForeignEntry } from './adopt-orphaned-segments.ts';
@@ -116,7 +117,7 @@ export interface SpoolOptions {
  * other's files. Rejects with a SpoolDirError naming what failed.
  */
 export async function openSpool(root: string, options: SpoolOptions = {}): Promise<Spool> {
-  await spoolDirStep(root, 'create the folder', () => mkdir(root, { recursive: true, mode: 0o700 }));
+  await spoolDirStep(root, 'create the folder', () => makeFolder(root));
   await spoolDirStep(root, 'make the folder private (0700)', () => makePrivateIfOwned(root));
   await spoolDirStep(root, 'write in the folder', () => access(root, constants.W_OK | constants.X_OK));
   const instance = newInstanceName();
@@ -202,11 +203,11 @@ async function openInstance(
    * deleted and made again by hand, say), so appends work once the disk does.
    */
   const ensureFolder = async () => {
-    await mkdir(root, { recursive: true, mode: 0o700 });
+    await makeFolder(root);
     await owner.ensure();
     // Made again: its entry in the root is synced too, or a crash could lose the folder with the
     // segments fsynced in it.
-    if ((await mkdir(dir, { recursive: true, mode: 0o700 })) !== undefined) await syncDirectory(root);
+    await makeFolder(dir);
   };
 
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
@@ -239,10 +240,27 @@ async function openInstance(
     }
   };
 
+  /**
+   * After a failed write: whether the active segment holds more than its appends that succeeded
+   * (part of the failed group, maybe a partial line), or undefined when that cannot be known (no
+   * segment, or its size cannot be read).
+   */
+  const writtenPastAppended = async (): Promise<boolean | undefined> => {
+    if (!active) return undefined;
+    const { bytes, handle } = active;
+    const size = await handle.stat().then(
+      (stats) => stats.size,
+      () => undefined,
+    );
+    return size === undefined ? undefined : size !== bytes;
+  };
+
   const flush = async () => {
     flushQueued = false;
     const batch = pending;
     pending = [];
+    /** The segment the group was counted against, once it was. */
+    let countedIn: number | undefined;
     try {
       // Its file removed from disk (the folder deleted by hand): appends would go on into a file
       // no drain can find, acknowledged and then gone when it closes. A new segment takes them.
@@ -256,6 +274,7 @@ async function openInstance(
       const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
       counted.set(active.seq, (counted.get(active.seq) ?? 0) + batch.length);
       depth += batch.length;
+      countedIn = active.seq;
       await active.handle.appendFile(data);
       await active.handle.sync();
       active.bytes += data.length;
@@ -265,6 +284,16 @@ async function openInstance(
       // Answered before the handle is closed, here and below: a close that stalls as well must
       // not hold the answers, nor keep their bytes counted against maxPendingBytes.
       for (const entry of batch) entry.fail(error);
+      // Nothing of the group reached the file (a full disk refuses the first byte): it is not
+      // counted, and the segment stays the one appended to. A new segment per refused group left
+      // an empty file, and a folder sync, per group commit for as long as the disk stayed full.
+      if ((await writtenPastAppended()) === false) {
+        if (countedIn !== undefined) {
+          counted.set(countedIn, (counted.get(countedIn) ?? 0) - batch.length);
+          depth -= batch.length;
+        }
+        return;
+      }
       // The file may now end in a partial line: never append behind it.
       await closeActive();
       return;

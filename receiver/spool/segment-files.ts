@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
-import { open, readFile, readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * Spool segment files are named by a sequence number, zero-padded so that name order is append
@@ -38,6 +38,21 @@ export async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Makes `path` (and any missing folder above it), private, and syncs each new folder's entry into
+ * its parent: a folder whose entry is not on disk may vanish in a power loss with every fsynced
+ * segment in it.
+ */
+export async function makeFolder(path: string): Promise<void> {
+  const target = resolve(path);
+  const first = await mkdir(target, { recursive: true, mode: 0o700 });
+  if (first === undefined) return;
+  for (let made = target; ; made = dirname(made)) {
+    await syncDirectory(dirname(made));
+    if (made === first || dirname(made) === made) break;
   }
 }
 

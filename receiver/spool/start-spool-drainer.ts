@@ -8,6 +8,12 @@ export interface SpoolDrainerDeps {
   spool: Spool;
   /** Must be idempotent per event (enqueueOnce: dedupe mark + job id). */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
+  /**
+   * Whether an enqueue could succeed now (the connection is up, no call is left unanswered). A pass
+   * while it says no is skipped: a pass reads the oldest segment whole (up to 64 MiB, text split on
+   * the thread that answers the webhooks) before its first enqueue, which would fail at once.
+   */
+  canEnqueue?: () => boolean;
   logger: Logger;
   /** How often to retry while events wait in the spool. */
   intervalMs?: number;
@@ -78,6 +84,13 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
     if (stopped) return;
     await adoptIfDue();
     if (stopped || !deps.spool.hasWork()) return;
+    if (deps.canEnqueue && !deps.canEnqueue()) {
+      // Logged once per outage, as a failed pass is.
+      if (!failing)
+        deps.logger.warn({ err: 'Redis is not connected', depth: deps.spool.depth() }, 'spool drain paused');
+      failing = true;
+      return;
+    }
     try {
       const moved = await deps.spool.drain(async (job) => {
         // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.

@@ -482,6 +482,35 @@ describe('the spool', () => {
       await spool.close();
     });
 
+    // A full disk refuses the first byte of every write: each flush opened a new segment for its
+    // group and left it empty, a file and a folder sync per group commit for as long as the disk
+    // stayed full (inodes run out too), and counted every refused event in the spool's depth.
+    it('on a disk that refuses every byte: no new segment file per refused write, and nothing counted', async () => {
+      const spool = await openSpool(dir);
+      await spool.append(job(0));
+      const files = segmentsIn(spool.dir);
+      for (let n = 1; n <= 5; n += 1) {
+        const restore = await failNext('appendFile', () =>
+          Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })),
+        );
+        try {
+          await expect(spool.append(job(n))).to.be.rejectedWith('no space left on device');
+        } finally {
+          restore();
+        }
+      }
+      expect(segmentsIn(spool.dir)).to.deep.equal(files);
+      // Room again: the next event goes on in the same segment (after the last refusal's check).
+      await spool.append(job(6));
+      expect(spool.depth(), 'the refused events are not on disk').to.equal(2);
+      expect(segmentsIn(spool.dir)).to.deep.equal(files);
+      const seen: string[] = [];
+      expect(await spool.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(2);
+      expect(seen).to.deep.equal(['key-0', 'key-6']);
+      expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+
     it('uncounts a failed write that left nothing once a drain finds it missing', async () => {
       const spool = await openSpool(dir);
       await spool.append(job(0));

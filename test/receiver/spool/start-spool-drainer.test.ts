@@ -79,6 +79,61 @@ describe('the spool drainer', () => {
     });
   });
 
+  // A pass reads the oldest segment whole (up to 64 MiB) before its first enqueue: with Redis known
+  // to be away, every second's pass read and split it only to fail at its first event, on the
+  // thread that answers the webhooks.
+  describe('while Redis is known to be away (canEnqueue says no)', () => {
+    it('reads no segment, and drains every event once it says yes', async () => {
+      const spool = await openSpool(dir);
+      let reads = 0;
+      const counting = {
+        ...spool,
+        drain: (...args: Parameters<typeof spool.drain>) => {
+          reads += 1;
+          return spool.drain(...args);
+        },
+      };
+      // Keys of their own: a later test queues drainer-0 to drainer-1999 and counts them queued.
+      for (const n of [1, 2, 3])
+        await spool.append(
+          encodeWebhookJob({
+            dedupeKey: `gated-${n}`,
+            webhook: 'default',
+            receivedAt: '2026-11-21T00:00:00.000Z',
+            event: 'post.didCreate',
+            data: { n },
+          }),
+        );
+      let up = false;
+      let passes = 0;
+      const drainer = startSpoolDrainer({
+        spool: counting,
+        enqueue: (event) => enqueueOnce(target, event),
+        canEnqueue: () => {
+          passes += 1;
+          return up;
+        },
+        logger,
+        intervalMs: 5,
+      });
+      try {
+        await waitFor(() => passes >= 20, 5_000, '20 passes');
+        expect(reads, 'spool drains while Redis was away').to.equal(0);
+        expect(spool.depth()).to.equal(3);
+        up = true;
+        await waitFor(
+          async () => (await receiverQueue.queue.getWaitingCount()) === 3 && spool.depth() === 0,
+          5_000,
+          'the spooled events queued',
+        );
+      } finally {
+        await drainer.stop();
+        await spool.close();
+        await receiverQueue.queue.empty();
+      }
+    });
+  });
+
   // A rolling restart: this receiver started while the other ran, so it took nothing over then.
   describe('while another receiver on the same SPOOL_DIR stops with events spooled', () => {
     it(`queues them within ${DEAD_CHECKS} take-over checks, each once`, async () => {

@@ -69,3 +69,21 @@ export async function stallDiskCalls(
   );
   return { answer: () => answer(undefined), restore, waiting: () => waiting };
 }
+
+/** Counts the calls of `method` on every FileHandle (they still reach the disk) until `restore()`. */
+export async function countDiskCalls(
+  dir: string,
+  method: DiskMethod,
+): Promise<{ count: () => number; restore: () => void }> {
+  let calls = 0;
+  const restore = await replaceDiskCall(
+    dir,
+    method,
+    (real) =>
+      function (data) {
+        calls += 1;
+        return real.call(this, data);
+      },
+  );
+  return { count: () => calls, restore };
+}
