@@ -83,7 +83,8 @@ export const reactionDidAdd = z.object({
     createdAt: time,
   }),
   post: postRefSchema,
-  comment: z.object({ commentId: id, userId: id }).nullish(),
+  /** The comment a `comment` reaction is on; `referenceId`, its post, when sent. */
+  comment: z.object({ commentId: id, userId: id, referenceId: id.nullish() }).nullish(),
   community: community.nullish(),
   users,
 });

@@ -69,6 +69,10 @@ export function mapPost(payload: Post): Activity[] {
 /** comment.didCreate: `comment` for the post owner, or `mentreply` for the parent comment's owner. */
 export function mapComment(payload: Comment): Activity[] {
   const { comment, post } = payload;
+  // The post's author is told, and the record is the post's: a comment on another post would tell
+  // them of it.
+  if (comment.referenceId !== post.postId)
+    throw new PayloadError('data.comment.referenceId: expected the post data.post names');
   const feed = feedOf(post, payload.community, payload.users);
   const segment = comment.segmentNumber ?? undefined;
   const base = {
@@ -132,6 +136,9 @@ export function mapReaction(payload: Reaction): Activity[] {
     lastActionId: reaction.reactionId,
   };
   if (reaction.referenceType === 'post') {
+    // As for a comment: the post's author is told.
+    if (reaction.referenceId !== post.postId)
+      throw new PayloadError('data.reaction.referenceId: expected the post data.post names');
     return [
       {
         ...base,
@@ -147,6 +154,9 @@ export function mapReaction(payload: Reaction): Activity[] {
   // Its author is the one notified, as for a reply's parentComment.
   if (payload.comment.commentId !== reaction.referenceId)
     throw new PayloadError('data.comment.commentId: expected the comment reaction.referenceId names');
+  const onPost = payload.comment.referenceId;
+  if (onPost !== undefined && onPost !== null && onPost !== post.postId)
+    throw new PayloadError('data.comment.referenceId: expected the post data.post names');
   return [
     {
       ...base,
@@ -191,6 +201,9 @@ export function mapReactionRemove(payload: ReactionRemove): Removal[] {
 function feedOf(post: PostRef, community: Community, users: UserProfile[]): FeedRef {
   if (post.targetType === 'community') {
     if (!community) throw new PayloadError('data.community: required for a post in a community');
+    // Its members are the audience: another community's would be told of a post not theirs.
+    if (community.communityId !== post.targetId)
+      throw new PayloadError('data.community.communityId: expected the community post.targetId names');
     return {
       kind: 'community',
       id: community.communityId,

@@ -186,6 +186,46 @@ describe('mapEvent', () => {
     });
   });
 
+  // The community's members are the audience and the post the target: a payload whose community,
+  // or whose comment or reaction, names another one than the post would notify other people.
+  it('reports a post whose community is not the one post.targetId names as invalid, notifying nobody', () => {
+    const envelope = postEvent();
+    (envelope.data.community as Record<string, unknown>).communityId = 'c-other';
+    expect(mapEvent({ ...envelope, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.community.communityId: expected the community post.targetId names',
+      activities: [],
+    });
+    const comment = commentEvent();
+    (comment.data.community as Record<string, unknown>).communityId = 'c-other';
+    expect(mapEvent({ ...comment, receivedAt })).to.deep.include({ status: 'invalid', activities: [] });
+  });
+
+  it('reports a comment, or a post reaction, on another post than data.post as invalid', () => {
+    const comment = commentEvent();
+    (comment.data.comment as Record<string, unknown>).referenceId = 'p-other';
+    expect(mapEvent({ ...comment, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.comment.referenceId: expected the post data.post names',
+      activities: [],
+    });
+    const reaction = reactionEvent();
+    (reaction.data.reaction as Record<string, unknown>).referenceId = 'p-other';
+    expect(mapEvent({ ...reaction, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.reaction.referenceId: expected the post data.post names',
+      activities: [],
+    });
+    // A comment's reaction names the comment; the comment names the post.
+    const onComment = reactionEvent({ comment: { commentId: 'cm-7', userId: 'u-cid' } });
+    (onComment.data.comment as Record<string, unknown>).referenceId = 'p-other';
+    expect(mapEvent({ ...onComment, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.comment.referenceId: expected the post data.post names',
+      activities: [],
+    });
+  });
+
   it('reports a community post without its community as invalid', () => {
     const envelope = postEvent();
     delete envelope.data.community;
