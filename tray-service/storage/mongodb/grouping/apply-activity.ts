@@ -152,7 +152,6 @@ export function recomputeRecord(
 ): TrayRecordDoc | 'unchanged' | 'delete' {
   const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, edges);
   if (!newest) return 'delete';
-  // lastUpdate never goes below a removal's floor.
   const shown = { at: lastActionTime(record), actionId: record.lastActionId };
   // The action the record names, when kept, counts no more (its recipient was away for it).
   const shownAction = actions.find(
@@ -163,7 +162,10 @@ export function recomputeRecord(
     (context.namesNewer === true &&
       compareActions({ at: newest.at, actionId: newest.lastActionId }, shown) > 0);
   const latest = moved ? describe(newest) : describeRecord(record);
-  const lastUpdate = moved ? Math.max(newest.at, record.updateFloor ?? 0) : record.lastUpdate;
+  // lastUpdate never moves backwards: it orders the history, and a record lowered below a walk that
+  // returned it would be returned again (docs/tray-api.md#paging-v3-startafternextpage). The action
+  // named moves back alone (lastActionAt), as after a removal.
+  const lastUpdate = moved ? Math.max(newest.at, record.lastUpdate) : record.lastUpdate;
   const actionAt = moved ? newest.at : lastActionTime(record);
   const seen = { ...latest, actors: named, actorsCount: count, lastUpdate, actionAt };
   const { targetName, parentTargetId, lastActionId, lastActionSegmentNo, feed, mentionIn } = record;

@@ -208,14 +208,19 @@ describe('recomputeRecord (a member’s joins and leaves changed while a write r
   const record = fold(both)!;
   const options = { retentionDays: 90, now: NOW };
 
-  it('takes back an action of the time away and names the newest remaining one', () => {
+  // lastUpdate orders the history: lowered, the record would drop below a walk that already
+  // returned it, and the walk would return it again (docs/tray-api.md#paging-v3-startafternextpage). A removal keeps it
+  // the same way.
+  it('takes back an action of the time away and names the newest remaining one, lastUpdate kept', () => {
     const shrunk = recomputeRecord(record, both, [{ joined: false, at: 3 }], options) as TrayRecordDoc;
     expect(shrunk).to.include({
       actorsCount: 1,
       lastActionId: 'cm-a-1',
-      lastUpdate: 1,
+      lastActionAt: 1,
+      lastUpdate: 5,
       version: record.version + 1,
     });
+    expect(shrunk.expiresAt).to.deep.equal(record.expiresAt);
   });
 
   it('names a newer action that counts again once the time away shrinks, in a repeated round (a join stored meanwhile)', () => {
