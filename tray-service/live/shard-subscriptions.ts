@@ -1,6 +1,10 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { cappedExponentialDelay } from '../../shared/queue/capped-exponential-backoff.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
+
+/** The first wait before a failed subscription is tried again, and the longest. */
+export const SUBSCRIBE_RETRY = { firstMs: 1_000, maxMs: 30_000 } as const;
 
 /** The shard channels an instance listens to: those of the users it holds streams for. */
 export interface ShardSubscriptions {
@@ -12,30 +16,68 @@ export interface ShardSubscriptions {
   removeUser(userId: string): void;
   /** Subscribes every channel in use again (after a reconnect) and waits for it. */
   renew(): Promise<void>;
-  /** Shutdown: no more unsubscribes, the connection is about to close. */
+  /** Shutdown: no more unsubscribes or retries, the connection is about to close. */
   stop(): void;
 }
 
+/**
+ * `retry(shard, resubscribe)`: a subscription Redis refused with the connection up (an ACL without
+ * the channel, say) is tried again after a capped, doubling wait, while the shard is in use, by
+ * calling `resubscribe` through this hook: the hub holds the shard's streams' live changes first,
+ * and catches them up on what they missed once it answers true. (A refusal while the connection is
+ * down is the reconnect's: every subscription is renewed then.)
+ */
 export function createShardSubscriptions(
   subscriber: RedisClient,
   prefix: string,
   logger: Logger,
+  retry: (shard: number, resubscribe: () => Promise<boolean>) => void = (_shard, resubscribe) =>
+    void resubscribe(),
 ): ShardSubscriptions {
   const usersPerShard = new Map<number, number>();
   const subscribed = new Map<number, Promise<void>>();
+  /** The retry timers of the shards whose subscription was refused. */
+  const retries = new Map<number, NodeJS.Timeout>();
   let stopped = false;
 
-  function subscribe(shard: number): Promise<void> {
-    const done = subscriber.subscribe(changeChannel(prefix, shard)).then(
-      () => undefined,
+  const cancelRetry = (shard: number) => {
+    clearTimeout(retries.get(shard));
+    retries.delete(shard);
+  };
+
+  /** Subscribes the shard's channel; true once it took. `failures`: refusals before this one. */
+  function attempt(shard: number, failures = 0): Promise<boolean> {
+    cancelRetry(shard);
+    const done: Promise<boolean> = subscriber.subscribe(changeChannel(prefix, shard)).then(
+      () => {
+        if (failures > 0) logger.info({ shard }, 'live change subscription taken again');
+        return true;
+      },
       (error: unknown) => {
         // Redis is down: the streams stay open and catch up when the subscriber is ready again.
-        logger.warn({ err: (error as Error).message, shard }, 'live change subscription failed');
+        if (failures === 0)
+          logger.warn({ err: (error as Error).message, shard }, 'live change subscription failed');
+        const current = subscribed.get(shard) === settled;
+        if (stopped || !current || !usersPerShard.has(shard) || subscriber.status !== 'ready') return false;
+        const timer = setTimeout(
+          () => {
+            retries.delete(shard);
+            if (!stopped && usersPerShard.has(shard) && subscribed.get(shard) === settled)
+              retry(shard, () => attempt(shard, failures + 1));
+          },
+          cappedExponentialDelay(failures + 1, SUBSCRIBE_RETRY),
+        );
+        timer.unref();
+        retries.set(shard, timer);
+        return false;
       },
     );
-    subscribed.set(shard, done);
+    const settled = done.then(() => undefined);
+    subscribed.set(shard, settled);
     return done;
   }
+
+  const subscribe = (shard: number): Promise<void> => attempt(shard).then(() => undefined);
 
   return {
     addUser(userId) {
@@ -54,13 +96,15 @@ export function createShardSubscriptions(
       }
       usersPerShard.delete(shard);
       subscribed.delete(shard);
+      cancelRetry(shard);
       if (!stopped) subscriber.unsubscribe(changeChannel(prefix, shard)).catch(() => undefined);
     },
     async renew() {
-      await Promise.all([...usersPerShard.keys()].map(subscribe));
+      await Promise.all([...usersPerShard.keys()].map((shard) => subscribe(shard)));
     },
     stop() {
       stopped = true;
+      for (const shard of [...retries.keys()]) cancelRetry(shard);
     },
   };
 }

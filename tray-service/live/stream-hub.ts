@@ -18,6 +18,7 @@ import { inboxCountsOf, type CountedInbox } from '../use-cases/inbox-counts-of.t
 import type { AnnounceChanges } from './change-publisher.ts';
 import { parseChanges, type LiveChange } from './live-change.ts';
 import { createRecountSchedule } from './recount-schedule.ts';
+import { shardOf } from './change-channels.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import type { LostChanges } from './lost-changes.ts';
 import type { RemovalLog } from './removal-log.ts';
@@ -125,7 +126,11 @@ const REPLACED_RETRY_MS = 30_000;
 export function createStreamHub(deps: StreamHubDeps): StreamHub {
   const { subscriber, logger, now } = deps;
   const byUser = new Map<string, Set<StreamSession>>();
-  const shards = createShardSubscriptions(subscriber, deps.prefix, logger);
+  // A shard whose subscription Redis refused, tried again: its streams' live changes are held
+  // before the attempt, and once it takes they catch up on what they missed, as after a reconnect.
+  const shards = createShardSubscriptions(subscriber, deps.prefix, logger, (shard, resubscribe) =>
+    owe((userId) => shardOf(userId) === shard, resubscribe),
+  );
   const chains = new Map<string, Promise<void>>();
   const countQueued = new Set<string>();
   /**
@@ -559,9 +564,23 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   // live changes are held from this moment (before the new connection can deliver one) until its
   // catch-up has run: the catch-ups run a few users at a time, and a change delivered to a stream
   // whose catch-up is still to come would move its cursor past what it missed.
-  onSubscriberReplaced(subscriber, () => {
+  onSubscriberReplaced(subscriber, () =>
+    owe(
+      () => true,
+      async () => {
+        await shards.renew();
+        return true;
+      },
+    ),
+  );
+  /**
+   * Holds the live changes of the streams of the users `which` picks, runs `subscribe`, and catches
+   * the streams up when it answers true (else only lets their held changes go).
+   */
+  function owe(which: (userId: string) => boolean, subscribe: () => Promise<boolean>): void {
     const owed = new Map<string, StreamSession[]>();
     for (const [userId, sessions] of byUser) {
+      if (!which(userId)) continue;
       for (const session of sessions) {
         // A stream still opening, or still in an earlier resync, is held already: its catch-up may
         // have read the tray before this connection was back, so it is owed this one too, after it.
@@ -570,10 +589,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       }
       if (sessions.size > 0) owed.set(userId, [...sessions]);
     }
-    void resync(owed);
-  });
-  async function resync(owed: Map<string, StreamSession[]>): Promise<void> {
-    await shards.renew();
+    void resync(owed, subscribe);
+  }
+  async function resync(
+    owed: Map<string, StreamSession[]>,
+    subscribe: () => Promise<boolean>,
+  ): Promise<void> {
+    const taken = await subscribe();
     // A pool, not batches: a user whose catch-up is slow (a long backlog read slowly, a client
     // that stopped reading) holds one place, and the users after it go on through the others.
     // The place is taken in the user's order, once the user's earlier work is done: a user whose
@@ -583,10 +605,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       [...owed.keys()].map((userId) =>
         run(userId, () =>
           limit(async () => {
-            queueCount(userId);
             const sessions = (owed.get(userId) ?? []).filter((session) => !session.closed);
             try {
-              await catchUp(userId, sessions);
+              // Refused again: the try that takes catches up on everything missed since.
+              if (taken) {
+                queueCount(userId);
+                await catchUp(userId, sessions);
+              }
             } finally {
               for (const session of sessions) {
                 const owes = (owedResyncs.get(session) ?? 1) - 1;

@@ -34,7 +34,14 @@ export function useLiveOnOwnRedis(
   name: string,
   storage: () => TrayStorage,
   timings?: LiveTimings,
-  options: { subscriberThroughProxy?: boolean } = {},
+  options: {
+    subscriberThroughProxy?: boolean;
+    /**
+     * The subscriber signs in as this Redis user, made with every command and key but no channel
+     * (its SUBSCRIBE is refused until the test grants one: ACL SETUSER <user> allchannels).
+     */
+    subscriberUser?: string;
+  } = {},
 ): LiveOnOwnRedis {
   let dir = '';
   let port = 0;
@@ -60,7 +67,23 @@ export function useLiveOnOwnRedis(
     redis = createRedis(url);
     redis.on('error', () => undefined);
     if (options.subscriberThroughProxy) proxy = await startBlackholeProxy(port);
-    subscriber = createRedis(proxy ? `redis://127.0.0.1:${proxy.port}` : url);
+    const user = options.subscriberUser;
+    if (user !== undefined)
+      await redis.call(
+        'ACL',
+        'SETUSER',
+        user,
+        'reset',
+        'on',
+        `>${user}-password`,
+        '~*',
+        'resetchannels',
+        '+@all',
+      );
+    const address = proxy ? `127.0.0.1:${proxy.port}` : new URL(url).host;
+    subscriber = createRedis(
+      user === undefined ? `redis://${address}` : `redis://${user}:${user}-password@${address}`,
+    );
     subscriber.on('error', () => undefined);
     bans = await startBanCache(redis, { prefix: 'bans', refreshMs: 200, logger: silent });
     instance = await startLiveInstance({
