@@ -3,16 +3,6 @@ import type { HelmetOptions } from 'helmet';
 import { helmetHeaders } from './helmet-headers.ts';
 
 /**
- * helmet's defaults for an answer to a request that did not come over https: the same but for the
- * Content-Security-Policy's `upgrade-insecure-requests`, which would make the browser fetch the
- * page's own scripts, styles, form posts and API calls over https, from a listener that only
- * speaks http (a LAN address, no TLS proxy), and break the page.
- */
-export const plainHttpHelmetOptions: Readonly<HelmetOptions> = {
-  contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
-};
-
-/**
  * `app.use(helmet())` with its headers computed once (helmetHeaders) and set in one call per
  * response. helmet walks twelve middlewares and twelve setHeader calls on every request: about
  * 0.04 ms of each tray API call under `bench:api`, where the whole call costs about 1 ms. For
@@ -41,10 +31,45 @@ export function securityHeaders(
 }
 
 /**
- * The security headers of a listener that serves pages to browsers (the tray API with its demo
- * page, the admin listener with its sign-in form, dashboard and console): helmet's defaults, and
- * over plain http without `upgrade-insecure-requests` (plainHttpHelmetOptions).
+ * helmet's policy with styles and fonts from the page's own origin only: its default also takes
+ * any https site's and inline styles, which a page with its own stylesheet does not need and a
+ * markup injection could use (CSS can read a page's text out through the URLs it loads).
  */
-export function pageSecurityHeaders(): RequestHandler {
-  return securityHeaders(helmetHeaders(), helmetHeaders(plainHttpHelmetOptions));
+const OWN_STYLES_ONLY = { styleSrc: ["'self'"], fontSrc: ["'self'"] } as const;
+
+/**
+ * helmet's options for a listener that serves pages. `plainHttp`: for an answer to a request that
+ * did not come over https, without the Content-Security-Policy's `upgrade-insecure-requests`,
+ * which would make the browser fetch the page's own scripts, styles, form posts and API calls
+ * over https, from a listener that only speaks http (a LAN address, no TLS proxy), and break the
+ * page. `ownStylesOnly`: OWN_STYLES_ONLY.
+ */
+export function pageHelmetOptions(
+  options: { ownStylesOnly?: boolean; plainHttp?: boolean } = {},
+): Readonly<HelmetOptions> {
+  return {
+    contentSecurityPolicy: {
+      directives: {
+        ...(options.ownStylesOnly ? OWN_STYLES_ONLY : {}),
+        ...(options.plainHttp ? { upgradeInsecureRequests: null } : {}),
+      },
+    },
+  };
+}
+
+/** helmet's defaults over plain http (pageHelmetOptions). */
+export const plainHttpHelmetOptions = pageHelmetOptions({ plainHttp: true });
+
+/**
+ * The security headers of a listener that serves pages to browsers (the tray API with its demo
+ * page, the admin listener with its sign-in form, dashboard and console): helmet's defaults, over
+ * plain http without `upgrade-insecure-requests`, and with `ownStylesOnly` styles and fonts from
+ * the listener itself only (the tray API; the admin listener's dashboard and sign-in pages use
+ * inline styles).
+ */
+export function pageSecurityHeaders(options: { ownStylesOnly?: boolean } = {}): RequestHandler {
+  return securityHeaders(
+    helmetHeaders(pageHelmetOptions(options)),
+    helmetHeaders(pageHelmetOptions({ ...options, plainHttp: true })),
+  );
 }

@@ -97,7 +97,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.set('trust proxy', trustProxySetting(deps.trustProxy));
   // Over plain http without upgrade-insecure-requests: the demo page's script and calls would go
   // to an https nobody serves. req.secure follows `trust proxy` above.
-  app.use(pageSecurityHeaders());
+  app.use(pageSecurityHeaders({ ownStylesOnly: true }));
   const routes = new Set([
     ...[...trayPaths, ...inboxPaths].map((path) => `/notifications${path}`),
     ...blockPaths.map((path) => `/block${path}`),

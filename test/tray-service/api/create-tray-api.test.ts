@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
-import { plainHttpHelmetOptions } from '../../../shared/http/security-headers.ts';
+import { pageHelmetOptions } from '../../../shared/http/security-headers.ts';
 import { demoRoutes } from '../../../tray-service/demo/demo-routes.ts';
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
@@ -64,8 +64,9 @@ describe('tray API (operations)', () => {
       await request(app).get('/notifications/v3').expect(401),
       await request(app).get('/openapi.json').expect(200),
     ];
-    // Over plain http, as supertest asks: helmet's defaults without upgrade-insecure-requests (below).
-    const expected = helmetHeaders(plainHttpHelmetOptions);
+    // Over plain http, as supertest asks: helmet's defaults without upgrade-insecure-requests, with
+    // the page's own styles only (below).
+    const expected = helmetHeaders(pageHelmetOptions({ ownStylesOnly: true, plainHttp: true }));
     expect(expected.get('x-content-type-options')).to.equal('nosniff');
     for (const answer of answers) {
       for (const [name, value] of expected) expect(answer.headers[name], name).to.equal(value);
@@ -125,6 +126,19 @@ describe('tray API (operations)', () => {
         expect(upgrades(csp), `${path}: ${csp}`).to.equal(false);
         expect(csp).to.include("default-src 'self'").and.include("script-src 'self'");
       }
+    });
+
+    // helmet's default lets any https site's stylesheet and fonts in, and inline styles: the demo
+    // page has its own stylesheet only, and a markup injection could use CSS to read the page.
+    it('allows its own stylesheets and fonts only, over http and https alike', async () => {
+      for (const headers of [{}, { 'X-Forwarded-Proto': 'https' }] as Record<string, string>[])
+        for (const [path, csp] of await answers(['loopback'], headers)) {
+          const directives = String(csp)
+            .split(';')
+            .map((part) => part.trim());
+          expect(directives, `${path}: ${csp}`).to.include("style-src 'self'").and.include("font-src 'self'");
+          expect(String(csp), path).not.to.include('unsafe-inline');
+        }
     });
 
     it('leaves it out when X-Forwarded-Proto: https comes from a proxy TRUST_PROXY does not list', async () => {
