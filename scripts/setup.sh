@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 usage='usage: scripts/setup.sh [--product]
   Installs what is missing: npm packages, redis-server, PostgreSQL and Chromium (apt) and the
   client package'"'"'s JavaScript (client/dist), and, unless --product is given (what `npm start`
-  runs), what only the tests need: FerretDB (built with Go) and openssl. Running it again does
+  runs), what only the tests need: FerretDB (built with Go), openssl and python3-venv. Running it again does
   nothing.'
 # Checked before anything is installed: a typo of --product would otherwise run the whole install.
 case "$#:${1:-}" in
@@ -26,7 +26,9 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_install() {
   as_root dpkg --configure -a
   as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+  # Through env: sudo's env_reset would drop a variable set before it, and tzdata (PostgreSQL's)
+  # would ask its questions.
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 # Whether dpkg knows a package but has not finished installing it (an interrupted install may have
 # unpacked its files). One dpkg does not know (installed another way, no dpkg) is not half installed.
@@ -65,6 +67,14 @@ fi
 if [ "${1:-}" != "--product" ] && ! command -v openssl >/dev/null 2>&1; then
   say "installing openssl (apt)"
   apt_install openssl
+fi
+
+# python3 with venv makes the reliability suite's schemathesis environment
+# (scripts/setup-schemathesis.sh); Debian ships venv's ensurepip apart, in python3-venv, and a
+# minimal image may lack python3 itself. Not needed by the product.
+if [ "${1:-}" != "--product" ] && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  say "installing python3 with venv (apt)"
+  apt_install python3 python3-venv
 fi
 
 # 3. FerretDB (MongoDB wire protocol over PostgreSQL), built from source with Go: the MongoDB

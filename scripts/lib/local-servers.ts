@@ -286,13 +286,37 @@ export async function startFerret(options: FerretOptions): Promise<LocalServer> 
   };
 }
 
-/** Debian's PostgreSQL server binaries (package postgresql), newest major version first. */
-function postgresBin(tool: string): string {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions.map((v) => join(root, v, 'bin', tool)).find((path) => existsSync(path));
+const POSTGRES_ROOT = '/usr/lib/postgresql';
+
+/** The major versions of Debian's PostgreSQL servers installed (package postgresql), newest first. */
+function postgresVersions(): string[] {
+  return existsSync(POSTGRES_ROOT) ? readdirSync(POSTGRES_ROOT).sort((a, b) => Number(b) - Number(a)) : [];
+}
+
+/**
+ * A tool of Debian's PostgreSQL server (package postgresql): of major version `version` (a data
+ * folder's, which only its own major version's server starts), else of the newest installed.
+ */
+function postgresBin(tool: string, version?: string): string {
+  const versions = version === undefined ? postgresVersions() : [version];
+  const found = versions.map((v) => join(POSTGRES_ROOT, v, 'bin', tool)).find((path) => existsSync(path));
   if (!found) throw new Error('PostgreSQL server not found: apt-get install postgresql');
   return found;
+}
+
+/**
+ * The `postgres` binary of the major version that made the data folder `data`. Without it,
+ * PostgreSQL itself would stop with one line ("database files are incompatible with server"), so
+ * this says which versions and what to do instead.
+ */
+function postgresFor(data: string): string {
+  const version = readFileSync(join(data, 'PG_VERSION'), 'utf8').trim();
+  if (existsSync(join(POSTGRES_ROOT, version, 'bin', 'postgres'))) return postgresBin('postgres', version);
+  throw new Error(
+    `the data folder ${data} was made by PostgreSQL ${version}, whose server is not installed ` +
+      `(installed: ${postgresVersions().join(', ') || 'none'}): install postgresql-${version}, ` +
+      'or move the folder to the installed version (pg_upgrade), or remove it to start afresh',
+  );
 }
 
 /** A PostgreSQL server this project started, with the URLs its clients use. */
@@ -451,7 +475,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     'max_connections=300',
     ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ];
-  const { child, log } = launch('postgres', postgresBin('postgres'), args, options.dir, user);
+  const { child, log } = launch('postgres', postgresFor(data), args, options.dir, user);
   // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for FerretDB's connections to end.
   const stop = (signal: NodeJS.Signals = 'SIGINT') => stopper(child, 30_000)(signal);
   trackStarted(child, () => stop());

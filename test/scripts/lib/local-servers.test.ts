@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
-import { ferretdbBinary, freePort, startRedis } from '../../../scripts/lib/local-servers.ts';
+import { ferretdbBinary, freePort, startPostgres, startRedis } from '../../../scripts/lib/local-servers.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,6 +48,23 @@ describe("the scripts' local servers (scripts/lib/local-servers.ts)", () => {
       const bare = { ...env, PATH: dirname(process.execPath) + ':/usr/bin:/bin' };
       rmSync(join(dir, 'on-path', 'ferretdb'));
       expect(() => ferretdbBinary(bare)).to.throw('ferretdb not found: run `npm run setup`');
+    });
+  });
+
+  // The newest installed server was started on any data folder: after an upgrade that left an
+  // older major version's folder, PostgreSQL refused it with one line that named no way out.
+  describe('startPostgres on a data folder of a major version not installed', () => {
+    it('refuses before starting anything, naming both versions and what to do', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pg-version-'));
+      try {
+        mkdirSync(join(dir, 'data'), { recursive: true });
+        writeFileSync(join(dir, 'data', 'PG_VERSION'), '11\n');
+        await expect(startPostgres({ dir })).to.be.rejectedWith(
+          /made by PostgreSQL 11, whose server is not installed \(installed: \d+\).*pg_upgrade/,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 
