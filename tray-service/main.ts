@@ -251,6 +251,8 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     prefix: config.BAN_REDIS_PREFIX,
     refreshMs: config.BAN_REFRESH_MS,
     logger,
+    // Redis without a published set (lost, or not published yet) may hold later changes alone.
+    stored: () => storage.bans.all(),
   });
   // Live streams: subscriptions need a connection of their own (subscriber mode runs nothing else).
   const subscriber = createRedis(config.redis);

@@ -15,3 +15,13 @@ export interface BanChange {
 export function banRank(change: Pick<BanChange, 'banned' | 'at'>): number {
   return change.at * 2 + (change.banned ? 1 : 0);
 }
+
+/** The users whose newest change (by banRank) is a ban, from any number of changes per user. Pure. */
+export function bannedUsers(changes: readonly BanChange[]): string[] {
+  const newest = new Map<string, BanChange>();
+  for (const change of changes) {
+    const seen = newest.get(change.userId);
+    if (!seen || banRank(change) > banRank(seen)) newest.set(change.userId, change);
+  }
+  return [...newest.values()].filter((change) => change.banned).map((change) => change.userId);
+}

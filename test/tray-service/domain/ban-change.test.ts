@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { banRank } from '../../../tray-service/domain/ban-change.ts';
+import { bannedUsers, banRank } from '../../../tray-service/domain/ban-change.ts';
 
 describe('banRank', () => {
   const at = Date.parse('2026-11-20T11:00:00.000Z');
@@ -16,5 +16,22 @@ describe('banRank', () => {
   it('is a fixed number for a change, so a redelivery, or another instance, ranks it alike', () => {
     expect(banRank({ banned: true, at })).to.equal(3_590_344_800_001);
     expect(banRank({ banned: false, at })).to.equal(3_590_344_800_000);
+  });
+});
+
+describe('bannedUsers', () => {
+  const at = Date.parse('2026-11-20T11:00:00.000Z');
+  it('keeps the users whose newest change is a ban, a tie counting as a ban', () => {
+    expect(
+      bannedUsers([
+        { userId: 'u-a', banned: true, at },
+        { userId: 'u-a', banned: false, at: at + 1 },
+        { userId: 'u-b', banned: false, at },
+        { userId: 'u-b', banned: true, at },
+        { userId: 'u-c', banned: true, at: at + 2 },
+        { userId: 'u-c', banned: false, at: at + 1 },
+        { userId: 'u-d', banned: false, at },
+      ]).sort(),
+    ).to.deep.equal(['u-b', 'u-c']);
   });
 });

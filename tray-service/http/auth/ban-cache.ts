@@ -2,6 +2,7 @@ import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import { withTimeout } from '../../../shared/time/with-timeout.ts';
 import { banKeys } from '../../bans/ban-keys.ts';
+import { bannedUsers, type BanChange } from '../../domain/ban-change.ts';
 
 /** What a request needs to know: read from memory, so the hot path makes no database call. */
 export interface BanView {
@@ -22,6 +23,14 @@ export interface BanCacheOptions {
   /** BAN_REFRESH_MS: the bound on how long a stored ban or unban can go unseen here. */
   refreshMs: number;
   logger: Logger;
+  /**
+   * Every stored ban change (the worker's durable store, BansPort.all): read when the cache's first
+   * load finds no published version. Redis may then have lost the set and hold only the changes
+   * published since (every earlier ban lifted), so the store is read instead, once; the published
+   * set is loaded when the worker has published it whole. Without it (tests) that first load reads
+   * the set as it is.
+   */
+  stored?: () => Promise<readonly BanChange[]>;
 }
 
 /**
@@ -68,17 +77,31 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
   const refresh = async () => {
     const mine = ++started;
     const latest = await redis.get(keys.version);
-    if (latest === null && typeof version === 'string') {
-      if (!lost)
+    // Still none published, or none any more: what is loaded stays in force.
+    if (latest === null && version !== undefined) {
+      if (!lost && typeof version === 'string')
         options.logger.warn('the published ban list is gone from Redis; the last loaded one stays in force');
       lost = true;
       return;
     }
+    if (latest === null && version === undefined && options.stored) {
+      // Nothing loaded yet and no published set: the store's bans, until one is published whole.
+      const members = bannedUsers(await options.stored());
+      if (mine < applied) return;
+      applied = mine;
+      banned = new Set(members);
+      version = null;
+      lost = true;
+      // A fresh start before the worker's first publish says so too: not a warning.
+      options.logger.info(
+        'no published ban list in Redis yet; the stored bans are in force until the worker publishes them',
+      );
+      return;
+    }
     // A set published after one went missing is loaded whatever its number: a republish numbers
-    // it from the clock, which can land on the very version last loaded.
-    const republished = lost;
-    lost = false;
-    if (version !== undefined && latest === version && !republished) return;
+    // it from the clock, which can land on the very version last loaded. Still so until a read of
+    // it succeeds (`lost` is cleared only once it is loaded).
+    if (version !== undefined && latest === version && !lost) return;
     // The version is read before the set: a change landing in between is loaded now and its
     // version bump triggers one more (harmless) load next time, never a missed change.
     const members = await redis.smembers(keys.banned);
@@ -86,6 +109,7 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
     applied = mine;
     banned = new Set(members);
     version = latest;
+    if (latest !== null) lost = false;
   };
   const schedule = () => {
     if (stopped) return;

@@ -114,6 +114,53 @@ describe('the API ban cache (real Redis)', () => {
     expect(cache.isBanned('u-max')).to.equal(false);
   });
 
+  // A Redis that lost the set gets changes again before the whole republish: an instance started
+  // then, with no set loaded yet, read the set of those changes alone, every earlier ban lifted,
+  // until the republish (which waits on a storage that may be down).
+  it('started while Redis has lost the set, reads the stored bans instead, until the set is published again', async () => {
+    const keys = banKeys(prefix);
+    await publishBans(redis, prefix, [{ userId: 'u-kay', banned: true, at }]);
+    await redis.del(keys.rank, keys.banned, keys.version);
+    await publishBans(redis, prefix, [{ userId: 'u-lou', banned: true, at }]);
+    const stored = [
+      { userId: 'u-kay', banned: true, at },
+      { userId: 'u-lou', banned: true, at },
+      { userId: 'u-mo', banned: false, at },
+    ];
+    const cache = createBanCache(redis, { prefix, refreshMs: 60_000, logger, stored: async () => stored });
+    await cache.refresh();
+    expect(['u-kay', 'u-lou', 'u-mo'].map((user) => cache.isBanned(user))).to.deep.equal([true, true, false]);
+    await cache.refresh();
+    expect(cache.isBanned('u-kay'), 'still, while the set is not published again').to.equal(true);
+    await publishAllBans(redis, prefix, [
+      { userId: 'u-kay', banned: false, at: at + 1 },
+      { userId: 'u-lou', banned: true, at },
+    ]);
+    await cache.refresh();
+    expect(['u-kay', 'u-lou'].map((user) => cache.isBanned(user))).to.deep.equal([false, true]);
+  });
+
+  // The republished set's read failed once: the flag saying "load whatever the number" was already
+  // cleared, and a republish that landed on the version last loaded was then never loaded.
+  it('loads the republished set on the next refresh when its first read failed', async () => {
+    const keys = banKeys(prefix);
+    await publishBans(redis, prefix, [{ userId: 'u-ola', banned: true, at }]);
+    const cache = createBanCache(redis, { prefix, refreshMs: 60_000, logger });
+    await cache.refresh();
+    const loaded = String(await redis.get(keys.version));
+    await redis.del(keys.rank, keys.banned, keys.version);
+    await cache.refresh();
+    // Republished on the very number last loaded, its set unreadable for one read (wrong type).
+    await redis.set(keys.banned, 'not a set');
+    await redis.set(keys.version, loaded);
+    await expect(cache.refresh()).to.be.rejected;
+    await redis.del(keys.banned);
+    await redis.sadd(keys.banned, 'u-pam');
+    await cache.refresh();
+    expect(cache.isBanned('u-pam')).to.equal(true);
+    expect(cache.isBanned('u-ola')).to.equal(false);
+  });
+
   it('sees a change on its own within the refresh interval', async () => {
     const cache = await startBanCache(redis, { prefix, refreshMs: 100, logger });
     try {
