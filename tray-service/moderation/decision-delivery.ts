@@ -8,6 +8,7 @@ import {
   type CappedExponentialOptions,
 } from '../../shared/queue/capped-exponential-backoff.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
+import { retryWithFreshAttempts } from '../../shared/queue/retry-with-fresh-attempts.ts';
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
@@ -106,9 +107,9 @@ export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, optio
           },
         );
         // add() hands back a job of that id whether it queued one or found one; only whether it is
-        // in the failed set is read. retry() moves it back only if it is still failed: two
-        // enqueuers at once move it once.
-        if (await job.isFailed()) await job.retry().catch(() => undefined);
+        // in the failed set is read. It goes back only if it is still failed (two enqueuers at
+        // once move it once), with all its attempts: it had spent them.
+        if (await job.isFailed()) await retryWithFreshAttempts(queue, job).catch(() => undefined);
       }),
     );
   };

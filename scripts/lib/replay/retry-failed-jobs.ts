@@ -1,5 +1,5 @@
 import type Bull from 'bull';
-import { internalsOf } from '../../../shared/queue/bull-queue-internals.ts';
+import { retryWithFreshAttempts } from '../../../shared/queue/retry-with-fresh-attempts.ts';
 
 export interface RetryCounts {
   moved: number;
@@ -26,23 +26,8 @@ export async function failedJobIds(queue: Bull.Queue, limit: number): Promise<st
 }
 
 /**
- * A failed job's attempts and stalls counted afresh, while it is still in the failed set (no
- * worker holds it). bull's retry() leaves `attemptsMade` as it was: a dead letter replayed had its
- * last attempt spent, so any failure, a passing one too, sent it straight back with no backoff;
- * and one failed for stalling kept its stall count. KEYS: the failed set, the job's hash. ARGV: its id.
- */
-const FRESH_ATTEMPTS = `
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[2], 'attemptsMade', 0)
-redis.call('HDEL', KEYS[2], 'stalledCounter')
-return 1
-`;
-
-/**
- * Moves each failed job back to waiting with its attempts counted afresh (FRESH_ATTEMPTS), then
- * bull's `job.retry()`: one Redis script that removes the id from the failed set and pushes it to
- * the wait list only if the removal succeeded, so a job is moved back exactly once even when two
- * operators replay at the same time.
+ * Moves each failed job back to waiting with its attempts counted afresh (retryWithFreshAttempts),
+ * exactly once even when two operators replay at the same time.
  */
 export async function retryFailedJobs(
   queue: Bull.Queue,
@@ -57,9 +42,7 @@ export async function retryFailedJobs(
       counts.skipped += 1;
     } else {
       try {
-        const internals = internalsOf(queue);
-        await queue.client.eval(FRESH_ATTEMPTS, 2, internals.keys.failed, internals.toKey(id), id);
-        await job.retry();
+        await retryWithFreshAttempts(queue, job);
         counts.moved += 1;
       } catch (error) {
         // bull's messages for "not in the failed set any more", "removed" and "locked by a worker"

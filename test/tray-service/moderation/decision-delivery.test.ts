@@ -53,6 +53,8 @@ describe('moderation decision delivery', () => {
       concurrency?: number;
       /** Those of the real decisions' calls that fail first, once each (the database answering no). */
       failFirst?: readonly ('markDelivered' | 'markAttemptFailed')[];
+      /** The record of the first final failed attempt fails (the database answering no). */
+      failFinalRecord?: boolean;
     } = {},
   ) {
     const server = await startStatusServer(statuses);
@@ -62,6 +64,7 @@ describe('moderation decision delivery', () => {
     );
     const decisions = suite.storage.decisions;
     const failing = new Set(options.failFirst);
+    let failFinal = options.failFinalRecord === true;
     const failOnce = (name: 'markDelivered' | 'markAttemptFailed') => {
       if (!failing.delete(name)) return;
       throw new Error(`database unavailable (${name})`);
@@ -77,6 +80,10 @@ describe('moderation decision delivery', () => {
         },
         markAttemptFailed: async (...args) => {
           failOnce('markAttemptFailed');
+          if (args[3] && failFinal) {
+            failFinal = false;
+            throw new Error('database unavailable (markAttemptFailed, final)');
+          }
           return decisions.markAttemptFailed(...args);
         },
       },
@@ -267,6 +274,34 @@ describe('moderation decision delivery', () => {
         });
         expect(delivered.id).to.equal(pending!.id);
         expect(server.requests).to.have.lengthOf(2);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  // bull's retry() keeps `attemptsMade`: the replayed job had spent them all, so its first failure
+  // sent it straight back to the failed set, no backoff, the decision marked failed.
+  describe('when the last of several attempts failed unrecorded, and the event is moderated again', () => {
+    it('sends the decision again with all its attempts and their backoff', async () => {
+      const { server, decisions, step, close, queue } = await setup([500, 500, 500, 200], 2, {
+        failFinalRecord: true,
+      });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-7', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+        await eventually(async () =>
+          (await (await queue.getJob(pending!.id))?.isFailed()) ? true : undefined,
+        );
+        expect((await decisions.get(pending!.id))?.delivery).to.equal('pending');
+        await step(event);
+        const settled = await eventually(async () => {
+          const doc = await decisions.get(pending!.id);
+          return doc?.delivery === 'pending' ? undefined : doc;
+        });
+        expect(settled.delivery).to.equal('delivered');
+        expect(server.requests).to.have.lengthOf(4);
       } finally {
         await close();
       }
