@@ -254,58 +254,48 @@ describe('moderation decision delivery', () => {
     });
   });
 
-  describe('when the database does not record a failed last attempt', () => {
-    it('sends the pending decision again when its event is moderated again (a replay)', async () => {
-      const { server, decisions, step, close, queue } = await setup([500, 200], 1, {
-        failFirst: ['markAttemptFailed'],
+  // A failed last attempt the database did not record leaves the decision pending and its job in
+  // the failed set; moderating the event again (a replay) sends it again. bull's retry() kept the
+  // attempts the job had spent, so after several its first failure sent it straight back to the
+  // failed set, with no backoff, the decision marked failed.
+  describe('when the database does not record a failed last attempt, and the event is moderated again', () => {
+    const cases = [
+      {
+        name: 'sends the pending decision again',
+        statuses: [500, 200],
+        attempts: 1,
+        options: { failFirst: ['markAttemptFailed'] as const },
+      },
+      {
+        name: 'sends it again with all its attempts and their backoff, after the last of several',
+        statuses: [500, 500, 500, 200],
+        attempts: 2,
+        options: { failFinalRecord: true },
+      },
+    ];
+    for (const [n, { name, statuses, attempts, options }] of cases.entries()) {
+      it(name, async () => {
+        const { server, decisions, step, close, queue } = await setup(statuses, attempts, options);
+        try {
+          const event = eventDoc({ data: { post: { postId: `p-replayed-${n}`, text: 'spam' } } });
+          await step(event);
+          const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+          await eventually(async () =>
+            (await (await queue.getJob(pending!.id))?.isFailed()) ? true : undefined,
+          );
+          expect((await decisions.get(pending!.id))?.delivery).to.equal('pending');
+          await step(event);
+          const settled = await eventually(async () => {
+            const doc = await decisions.get(pending!.id);
+            return doc?.delivery === 'pending' ? undefined : doc;
+          });
+          expect(settled).to.include({ id: pending!.id, delivery: 'delivered' });
+          expect(server.requests).to.have.lengthOf(statuses.length);
+        } finally {
+          await close();
+        }
       });
-      try {
-        const event = eventDoc({ data: { post: { postId: 'p-6', text: 'spam' } } });
-        await step(event);
-        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
-        await eventually(async () =>
-          (await (await queue.getJob(pending!.id))?.isFailed()) ? true : undefined,
-        );
-        expect((await decisions.get(pending!.id))?.delivery).to.equal('pending');
-        await step(event);
-        const delivered = await eventually(async () => {
-          const doc = await decisions.get(pending!.id);
-          return doc?.delivery === 'delivered' ? doc : undefined;
-        });
-        expect(delivered.id).to.equal(pending!.id);
-        expect(server.requests).to.have.lengthOf(2);
-      } finally {
-        await close();
-      }
-    });
-  });
-
-  // bull's retry() keeps `attemptsMade`: the replayed job had spent them all, so its first failure
-  // sent it straight back to the failed set, no backoff, the decision marked failed.
-  describe('when the last of several attempts failed unrecorded, and the event is moderated again', () => {
-    it('sends the decision again with all its attempts and their backoff', async () => {
-      const { server, decisions, step, close, queue } = await setup([500, 500, 500, 200], 2, {
-        failFinalRecord: true,
-      });
-      try {
-        const event = eventDoc({ data: { post: { postId: 'p-7', text: 'spam' } } });
-        await step(event);
-        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
-        await eventually(async () =>
-          (await (await queue.getJob(pending!.id))?.isFailed()) ? true : undefined,
-        );
-        expect((await decisions.get(pending!.id))?.delivery).to.equal('pending');
-        await step(event);
-        const settled = await eventually(async () => {
-          const doc = await decisions.get(pending!.id);
-          return doc?.delivery === 'pending' ? undefined : doc;
-        });
-        expect(settled.delivery).to.equal('delivered');
-        expect(server.requests).to.have.lengthOf(4);
-      } finally {
-        await close();
-      }
-    });
+    }
   });
 
   describe('when the endpoint takes the last attempt but the database does not record it at once', () => {
