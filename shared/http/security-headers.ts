@@ -57,9 +57,6 @@ export function pageHelmetOptions(
   };
 }
 
-/** helmet's defaults over plain http (pageHelmetOptions). */
-export const plainHttpHelmetOptions = pageHelmetOptions({ plainHttp: true });
-
 /**
  * The security headers of a listener that serves pages to browsers (the tray API with its demo
  * page, the admin listener with its sign-in form, dashboard and console): helmet's defaults, over

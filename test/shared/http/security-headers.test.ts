@@ -5,7 +5,7 @@ import request from 'supertest';
 import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
 import {
   pageSecurityHeaders,
-  plainHttpHelmetOptions,
+  pageHelmetOptions,
   securityHeaders,
 } from '../../../shared/http/security-headers.ts';
 
@@ -58,7 +58,7 @@ describe('securityHeaders', () => {
 
   it('pageSecurityHeaders: helmet’s defaults over https; over plain http without upgrade-insecure-requests alone', async () => {
     const overHttps = helmetHeaders();
-    const overHttp = helmetHeaders(plainHttpHelmetOptions);
+    const overHttp = helmetHeaders(pageHelmetOptions({ plainHttp: true }));
     expect(overHttps.get('content-security-policy')).to.match(/;upgrade-insecure-requests$/);
     expect(overHttp.get('content-security-policy')).to.equal(
       overHttps.get('content-security-policy')?.replace(/;upgrade-insecure-requests$/, ''),
