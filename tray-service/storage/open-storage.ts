@@ -2,6 +2,7 @@ import type { TrayStorageConfig } from '../../shared/config/tray-storage-config.
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { openMongoStorage } from './mongodb/open-mongo-storage.ts';
 import type { TrayStorage } from './port.ts';
+import type { MigrationEvent } from './postgres/migrate.ts';
 import { openPostgresStorage } from './postgres/open-postgres-storage.ts';
 
 export interface OpenStorageOptions {
@@ -36,6 +37,7 @@ export async function openStorage(
       applicationName: appName,
       ...(options.fanOutBatch === undefined ? {} : { fanOutBatch: options.fanOutBatch }),
       ...(options.readOnly ? { readOnly: true } : {}),
+      onMigration: (event) => logMigration(logger, event),
     });
     logger.info({ engine: storage.engine }, 'tray storage open');
     return storage;
@@ -49,4 +51,19 @@ export async function openStorage(
   });
   logger.info({ engine: storage.engine, db: config.dbName }, 'tray storage open');
   return storage;
+}
+
+/**
+ * A migration may run for minutes after an upgrade, before the service listens: each one's start
+ * and end are logged, and each wait for a lock another session holds (docs/storage.md).
+ */
+function logMigration(logger: Logger, event: MigrationEvent): void {
+  const { kind, ...fields } = event;
+  if (kind === 'applying') logger.info(fields, 'schema migration applying');
+  else if (kind === 'applied') logger.info(fields, 'schema migration applied');
+  else
+    logger.warn(
+      fields,
+      'schema migration waited for a lock another session holds (a long query or an open transaction on its tables); rolled back so their traffic goes on, trying again',
+    );
 }

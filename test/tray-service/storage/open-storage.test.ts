@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { openStorage } from '../../../tray-service/storage/open-storage.ts';
+import { readMigrations } from '../../../tray-service/storage/postgres/migrate.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 import { useMongo } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
@@ -11,12 +13,24 @@ describe('openStorage', () => {
   const pg = usePostgres();
   const mongo = useMongo();
 
-  it('opens the PostgreSQL adapter on DATABASE_URL, with its schema in place', async () => {
+  it('opens the PostgreSQL adapter on DATABASE_URL, with its schema in place, logging each migration', async () => {
+    // Migrations run before the service listens, for minutes after some upgrades: the log is what
+    // an operator has to tell a long one from a hang.
+    const recorded = recordingLogger();
     const storage = await openStorage(
       { engine: 'postgres', url: pg.url, poolSize: 2, statementTimeoutMs: 5_000 },
-      logger,
+      recorded.logger,
     );
     try {
+      const latest = Math.max(...readMigrations().map((migration) => migration.version));
+      const applied = recorded.lines.filter((line) => line.msg === 'schema migration applied');
+      expect(applied.map((line) => line.version)).to.deep.equal(
+        Array.from({ length: latest }, (_, index) => index + 1),
+      );
+      expect(applied[0]).to.include({ name: 'tray' }).and.to.have.property('ms').that.is.a('number');
+      expect(recorded.messages.filter((message) => message === 'schema migration applying')).to.have.length(
+        latest,
+      );
       expect(storage.engine).to.equal('postgres');
       await storage.ping();
       expect(await storage.records.count('u-ana', Date.now())).to.equal(0);

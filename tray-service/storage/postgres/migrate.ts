@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import type pg from 'pg';
 import { SchemaBehindError } from '../schema-behind-error.ts';
 import { withPooledClient } from './with-pooled-client.ts';
@@ -32,6 +33,33 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 
 /** SQLSTATE undefined_table: schema_migrations missing, a database the tray never opened. */
 const UNDEFINED_TABLE = '42P01';
+
+/** SQLSTATE lock_not_available: a statement waited out lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** What a migration run tells its caller as it goes (start-up logs it). */
+export type MigrationEvent =
+  | { kind: 'applying'; version: number; name: string }
+  | { kind: 'applied'; version: number; name: string; ms: number }
+  | { kind: 'lock-wait'; version: number; name: string; attempt: number; retryInMs: number };
+
+export interface MigrateOptions {
+  /**
+   * Longest one statement of a migration waits for a lock (lock_timeout) before the migration is
+   * rolled back and tried again. A waiting ALTER TABLE queues every later read and write of its
+   * table behind it: behind a long query or an open transaction (a pg_dump, an analyst's query on
+   * stored_events) the previous version's traffic would stall for as long as that runs. Rolled
+   * back, it lets them through, and the next try takes the lock when the holder is gone.
+   */
+  lockWaitMs?: number;
+  /** The first pause before a try again after a lock wait; it doubles up to MAX_RETRY_PAUSE_MS. */
+  retryPauseMs?: number;
+  onEvent?: (event: MigrationEvent) => void;
+}
+
+const LOCK_WAIT_MS = 3_000;
+const RETRY_PAUSE_MS = 500;
+const MAX_RETRY_PAUSE_MS = 10_000;
 
 /**
  * For a read-only open (an export with a read-only role, or on a replica), which never migrates:
@@ -68,9 +96,16 @@ export async function requireMigrated(pool: pg.Pool, migrations = readMigrations
  * before it are recorded). The lock is not held across transactions (a session-level one would be
  * session state, which PgBouncer's transaction mode does not keep: docs/scaling.md). A failing
  * migration rolls back whole and stops start-up with its version in the message; the ones before
- * it stay applied, and the next start-up begins at it.
+ * it stay applied, and the next start-up begins at it. One that waited out its lock wait
+ * (MigrateOptions.lockWaitMs) is not failing: it is rolled back and tried again until it runs.
  */
-export async function migrate(pool: pg.Pool, migrations = readMigrations()): Promise<number[]> {
+export async function migrate(
+  pool: pg.Pool,
+  migrations = readMigrations(),
+  options: MigrateOptions = {},
+): Promise<number[]> {
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+  const tell = options.onEvent ?? (() => undefined);
   // A connection ended while checked out (a restart, an administrator, the pool's keepalive finding
   // the server gone) fails this attempt, which start-up retries, and is destroyed, not pooled again.
   return withPooledClient(pool, async (client) => {
@@ -78,7 +113,7 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
       const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
       return new Set(rows.map((row) => row.version));
     };
-    const done = await inMigrationTransaction(client, async () => {
+    const done = await inMigrationTransaction(client, lockWaitMs, async () => {
       await client.query(
         `CREATE TABLE IF NOT EXISTS schema_migrations (
            version integer PRIMARY KEY,
@@ -90,24 +125,39 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
     const applied: number[] = [];
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
-      const ran = await inMigrationTransaction(client, async () => {
-        // Another instance may have applied it since.
-        if ((await recorded()).has(migration.version)) return false;
+      const { version, name } = migration;
+      const started = Date.now();
+      let pauseMs = options.retryPauseMs ?? RETRY_PAUSE_MS;
+      for (let attempt = 1; ; attempt++) {
         try {
-          await client.query(migration.sql);
+          const ran = await inMigrationTransaction(client, lockWaitMs, async () => {
+            // Another instance may have applied it since.
+            if ((await recorded()).has(version)) return false;
+            if (attempt === 1) tell({ kind: 'applying', version, name });
+            await client.query(migration.sql);
+            await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+              version,
+              name,
+            ]);
+            return true;
+          });
+          if (ran) {
+            applied.push(version);
+            tell({ kind: 'applied', version, name, ms: Date.now() - started });
+          }
+          break;
         } catch (error) {
-          throw new Error(
-            `schema migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
-            { cause: error },
-          );
+          if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
+            tell({ kind: 'lock-wait', version, name, attempt, retryInMs: pauseMs });
+            await setTimeout(pauseMs);
+            pauseMs = Math.min(pauseMs * 2, MAX_RETRY_PAUSE_MS);
+            continue;
+          }
+          throw new Error(`schema migration ${version} (${name}) failed: ${(error as Error).message}`, {
+            cause: error,
+          });
         }
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
-          migration.version,
-          migration.name,
-        ]);
-        return true;
-      });
-      if (ran) applied.push(migration.version);
+      }
     }
     return applied;
   });
@@ -118,13 +168,20 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
  * fails; the wait for the lock may be as long as another instance's migration. The pool's statement
  * timeout (PG_STATEMENT_TIMEOUT_MS) is for the API's and the worker's statements; a migration may
  * rewrite a large table for minutes, and cutting it short would stop every start-up after an
- * upgrade. LOCAL: the pool's timeout is back once the transaction ends.
+ * upgrade. Its waits for the tables' locks are bounded instead (MigrateOptions.lockWaitMs), set
+ * after the migration lock is held so the wait for another instance is not. LOCAL: the pool's
+ * settings are back once the transaction ends.
  */
-async function inMigrationTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+async function inMigrationTransaction<T>(
+  client: pg.PoolClient,
+  lockWaitMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
   await client.query('BEGIN');
   try {
     await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}`);
     const result = await work();
     await client.query('COMMIT');
     return result;

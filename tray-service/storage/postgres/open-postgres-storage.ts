@@ -2,7 +2,7 @@ import type { TrayStorage } from '../port.ts';
 import { PurgeError } from '../purge-error.ts';
 import { awaitFirstAnswer } from './await-first-answer.ts';
 import { connectPostgres, type PostgresOptions } from './connect-postgres.ts';
-import { migrate, requireMigrated } from './migrate.ts';
+import { migrate, requireMigrated, type MigrationEvent } from './migrate.ts';
 import { createPostgresBans } from './postgres-bans.ts';
 import { createPostgresDeletedUsers } from './postgres-deleted-users.ts';
 import { createPostgresBlockList } from './postgres-block-list.ts';
@@ -35,12 +35,16 @@ export async function openPostgresStorage(
     fanOutBatch?: number;
     /** Never migrates; refuses a schema older than this version's (OpenStorageOptions.readOnly). */
     readOnly?: boolean;
+    /** Told each migration's start, end and lock waits (start-up logs them). */
+    onMigration?: (event: MigrationEvent) => void;
   },
 ): Promise<TrayStorage> {
   await awaitFirstAnswer(url, options.applicationName);
   const pool = connectPostgres(url, options);
   try {
-    await (options.readOnly ? requireMigrated(pool) : migrate(pool));
+    await (options.readOnly
+      ? requireMigrated(pool)
+      : migrate(pool, undefined, options.onMigration ? { onEvent: options.onMigration } : {}));
   } catch (error) {
     await pool.end();
     throw error;

@@ -25,8 +25,8 @@ export function createPostgresBlockList(pool: pg.Pool): BlockListPort {
         // count without the other's entry and both go past the limit. The owner's lock, held until
         // commit, makes the second count after the first committed.
         await lockKeys(client, [blockListLock(netidUid)]);
-        // Counted up to $3 on the primary key's owner prefix. `present` reads the statement's
-        // snapshot, before the insert: an entry already there is 'blocked' even at the limit.
+        // Counted up to $3 on the primary key's owner prefix. The second EXISTS reads the
+        // statement's snapshot, before the insert: an entry already there is 'blocked' even at the limit.
         const { rows } = await client.query<{ blocked: boolean }>(
           `WITH counted AS (
              SELECT count(*) AS n FROM (SELECT 1 FROM block_list WHERE netid_uid = $1 LIMIT $3) AS owned),

@@ -3,7 +3,12 @@ import pgDriver from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrate, readMigrations } from '../../../../tray-service/storage/postgres/migrate.ts';
+import { setTimeout } from 'node:timers/promises';
+import {
+  migrate,
+  readMigrations,
+  type MigrationEvent,
+} from '../../../../tray-service/storage/postgres/migrate.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 
@@ -120,6 +125,57 @@ describe('storage/postgres migrate', () => {
     } finally {
       await holder.query('SELECT pg_advisory_unlock_all()');
       holder.release();
+    }
+  });
+
+  // A waiting ALTER TABLE queues every later statement on its table behind it: behind an open
+  // transaction (a pg_dump, an analyst's query) the previous version's reads and writes stalled
+  // for as long as that lasted, and failed at their statement timeout.
+  it('lets the previous version go on while a migration waits for a lock, and applies it once the lock is free', async function () {
+    this.timeout(20_000);
+    const dir = migrationsDir({ '0001_altered.sql': 'ALTER TABLE altered ADD COLUMN size integer;' });
+    await pg.pool.query('CREATE TABLE altered (id integer)');
+    const holder = await pg.pool.connect();
+    const writer = await pg.pool.connect();
+    const events: MigrationEvent[] = [];
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT * FROM altered');
+      const migrating = migrate(pg.pool, readMigrations(dir), {
+        lockWaitMs: 100,
+        retryPauseMs: 50,
+        onEvent: (event) => events.push(event),
+      });
+      await waitFor(
+        async () => {
+          const { rows } = await pg.pool.query(
+            `SELECT 1 FROM pg_stat_activity
+             WHERE datname = current_database() AND query = 'ALTER TABLE altered ADD COLUMN size integer;'`,
+          );
+          return rows.length > 0;
+        },
+        5_000,
+        'the migration to wait for its lock',
+      );
+      await setTimeout(300);
+      // The previous version's write: it waits at most one lock wait of the migration, not until
+      // the open transaction ends.
+      await writer.query("SET lock_timeout = '1s'");
+      await writer.query('INSERT INTO altered (id) VALUES (1)');
+      await writer.query('RESET lock_timeout');
+      await holder.query('COMMIT');
+      expect(await migrating).to.deep.equal([1]);
+      const { rows } = await pg.pool.query('SELECT id, size FROM altered');
+      expect(rows).to.deep.equal([{ id: 1, size: null }]);
+      const waits = events.filter((event) => event.kind === 'lock-wait');
+      expect(waits.length, 'its lock waits are told').to.be.above(0);
+      expect(waits[0]).to.deep.include({ version: 1, name: 'altered', attempt: 1, retryInMs: 50 });
+      expect(events[0]).to.deep.equal({ kind: 'applying', version: 1, name: 'altered' });
+      expect(events.at(-1)).to.deep.include({ kind: 'applied', version: 1, name: 'altered' });
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      writer.release();
     }
   });
 
