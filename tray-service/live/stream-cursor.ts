@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compareCodePoints } from '../domain/code-point-order.ts';
 
 /**
  * How far back a reconnect looks before its cursor's time: a record's `changedAt` is stamped by
@@ -34,18 +35,32 @@ export const CLEARED_ID = '#cleared';
 
 /**
  * What a stream has delivered: everything changed at or before `at - SETTLE_MS` or at or before
- * `floor`, and within the window the versions in `seen` (keyed by a short hash of the record id).
+ * `floor`, within the window the versions in `seen` (keyed by a short hash of the record id), and
+ * every state at or before `through` in a catch-up's order.
  */
 export interface StreamCursor {
   at: number;
   /** A new stream starts from "now": the client read its history itself (0 when unset). */
   floor: number;
   seen: Map<string, { version: number; changedAt: number }>;
+  /**
+   * How far a catch-up got in its pages' order (changedAt, then key in code point order): every
+   * state up to this one was delivered. `seen` holds 64 states at most, and a catch-up of more
+   * changed at one time (a mark-all-read of thousands) dropped midway would start again from its
+   * first record without it, and never get further on a link too slow to take it whole.
+   */
+  through?: CatchUpPosition;
+}
+
+/** A state's place in a catch-up's order. */
+export interface CatchUpPosition {
+  changedAt: number;
+  key: string;
 }
 
 const HASH_LENGTH = 8;
 const TOKEN = /^([A-Za-z0-9_-]{8})([0-9a-z]{1,11})$/;
-const AT = /^([0-9a-z]{1,11})(?:~([0-9a-z]{1,11}))?$/;
+const AT = /^([0-9a-z]{1,11})(?:~([0-9a-z]{1,11}))?(?:!([0-9a-z]{1,11}):([A-Za-z0-9_-]{1,384}))?$/;
 
 /** 48 bits of the id's SHA-256: only the records of one user inside one window are compared. */
 export function recordHash(recordId: string): string {
@@ -62,7 +77,30 @@ export function freshCursor(now: number): StreamCursor {
  * states that evicts from the cursor) never makes it skip or resend another record of its backlog.
  */
 export function copyCursor(cursor: StreamCursor): StreamCursor {
-  return { at: cursor.at, floor: cursor.floor, seen: new Map(cursor.seen) };
+  return {
+    at: cursor.at,
+    floor: cursor.floor,
+    seen: new Map(cursor.seen),
+    ...(cursor.through ? { through: cursor.through } : {}),
+  };
+}
+
+/** Whether this state is at or before the place a catch-up got to (StreamCursor.through). */
+export function passed(cursor: StreamCursor, key: string, changedAt: number): boolean {
+  const { through } = cursor;
+  if (!through || changedAt > through.changedAt) return false;
+  return changedAt < through.changedAt || compareCodePoints(key, through.key) <= 0;
+}
+
+/**
+ * Moves the catch-up's place to this state, taken in the pages' order once every state before it
+ * was delivered. Only a state settled when its page was read (`settledBefore`: SETTLE_MS before
+ * the read) moves it: a state stamped earlier than that may still land after the read.
+ */
+export function passThrough(cursor: StreamCursor, position: CatchUpPosition, settledBefore: number): void {
+  if (position.changedAt > settledBefore) return;
+  if (passed(cursor, position.key, position.changedAt)) return;
+  cursor.through = { changedAt: position.changedAt, key: position.key };
 }
 
 /** Whether the stream already delivered this record at this version or a newer one. */
@@ -85,7 +123,11 @@ export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infin
  * from before the window or the floor counts as delivered (or read from history by the client).
  */
 export function hasDelivered(cursor: StreamCursor, recordId: string, changedAt: number): boolean {
-  return !inWindow(cursor, changedAt) || hasSeen(cursor, recordId, changedAt);
+  return (
+    !inWindow(cursor, changedAt) ||
+    hasSeen(cursor, recordId, changedAt) ||
+    passed(cursor, recordId, changedAt)
+  );
 }
 
 /** Records one delivered state; the window follows the newest time delivered. */
@@ -120,13 +162,25 @@ export function inWindow(cursor: StreamCursor, changedAt: number): boolean {
 export const MAX_EVENT_ID_LENGTH = 1_024;
 
 /**
- * The SSE `id:` of a cursor: base-36 time (and `~floor` while the floor is inside the window),
- * then `.hash+version` per state inside the window, oldest delivered first. Past
- * MAX_EVENT_ID_LENGTH the oldest states are left out (a reconnect may repeat them, never lose one).
+ * The longest record key an id carries as its catch-up place (base64url, about 4/3 of its UTF-8
+ * bytes): past it the place is left out, and a reconnect may repeat what the catch-up sent.
+ */
+const MAX_THROUGH_KEY = 384;
+
+/**
+ * The SSE `id:` of a cursor: base-36 time (and `~floor` while the floor is inside the window, and
+ * `!time:key` while a catch-up's place is, the key in base64url), then `.hash+version` per state
+ * inside the window, oldest delivered first. Past MAX_EVENT_ID_LENGTH the oldest states are left
+ * out (a reconnect may repeat them, never lose one).
  */
 export function encodeStreamCursor(cursor: StreamCursor): string {
   let head = cursor.at.toString(36);
   if (cursor.floor > cursor.at - SETTLE_MS) head += `~${cursor.floor.toString(36)}`;
+  const { through } = cursor;
+  if (through && inWindow(cursor, through.changedAt)) {
+    const key = Buffer.from(through.key).toString('base64url');
+    if (key.length <= MAX_THROUGH_KEY) head += `!${through.changedAt.toString(36)}:${key}`;
+  }
   const tokens: string[] = [];
   for (const [hash, entry] of cursor.seen) {
     if (inWindow(cursor, entry.changedAt)) tokens.push(`.${hash}${entry.version.toString(36)}`);
@@ -158,6 +212,14 @@ export function decodeStreamCursor(id: string): StreamCursor | undefined {
   const floor = times[2] ? base36(times[2]) : 0;
   if (at === undefined || floor === undefined) return undefined;
   const cursor: StreamCursor = { at, floor, seen: new Map() };
+  if (times[3] && times[4]) {
+    const throughAt = base36(times[3]);
+    const key = Buffer.from(times[4], 'base64url').toString();
+    // Sent only inside the window, so never after `at`; and an id read back encodes as received.
+    if (throughAt === undefined || throughAt > at || Buffer.from(key).toString('base64url') !== times[4])
+      return undefined;
+    cursor.through = { changedAt: throughAt, key };
+  }
   for (const token of tokens) {
     const match = TOKEN.exec(token);
     const version = match?.[2] ? base36(match[2]) : undefined;

@@ -22,7 +22,16 @@ import { shardOf } from './change-channels.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import type { LostChanges } from './lost-changes.ts';
 import type { RemovalLog } from './removal-log.ts';
-import { CLEARED_ID, copyCursor, hasSeen, mayOwe, QUIET_MS, SETTLE_MS } from './stream-cursor.ts';
+import {
+  CLEARED_ID,
+  copyCursor,
+  hasSeen,
+  mayOwe,
+  passed,
+  passThrough,
+  QUIET_MS,
+  SETTLE_MS,
+} from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { renewLeases } from './renew-leases.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
@@ -333,6 +342,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
             }),
           ),
         );
+      // What was settled when the pages were read: states stamped before then have all landed.
+      const settledBefore = now() - SETTLE_MS;
       for await (const page of streamCatchUp(deps.storage, userId, since, now())) {
         await Promise.all(
           [...starts].map(([session, start]) =>
@@ -343,9 +354,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
                 if (record.changedAt > after || again.has(record.key)) session.record(record, true);
                 else if (
                   mayOwe(start, record.changedAt, from) &&
-                  !hasSeen(start, record.key, record.changedAt)
+                  !hasSeen(start, record.key, record.changedAt) &&
+                  !passed(start, record.key, record.changedAt)
                 )
                   session.record(record);
+                // Every state up to this one in the pages' order is delivered now: the next
+                // event's id says so.
+                passThrough(session.stream.cursor, record, settledBefore);
               }
             }),
           ),

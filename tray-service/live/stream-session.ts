@@ -13,6 +13,7 @@ import {
   hasDelivered,
   hasSeen,
   markSeen,
+  passed,
   type StreamCursor,
 } from './stream-cursor.ts';
 
@@ -151,7 +152,11 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     },
     record(record, again = false) {
       // A record's change time tells its states apart (docs/live-tray.md, "Event ids").
-      if (!again && hasSeen(cursor, record.key, record.changedAt)) return;
+      if (
+        !again &&
+        (hasSeen(cursor, record.key, record.changedAt) || passed(cursor, record.key, record.changedAt))
+      )
+        return;
       markSeen(cursor, record.key, record.changedAt, record.changedAt);
       session.write('record', toNotificationRecord(record, hooks.messages.render(record, stream.locale)));
     },

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   advanceQuiet,
   CLEARED_ID,
+  copyCursor,
   decodeStreamCursor,
   encodeStreamCursor,
   freshCursor,
@@ -13,6 +14,8 @@ import {
   MAX_CLOCK_AHEAD_MS,
   markSeen,
   MAX_EVENT_ID_LENGTH,
+  passed,
+  passThrough,
   mayOwe,
   MAX_SEEN,
   QUIET_MS,
@@ -101,6 +104,35 @@ describe('stream cursor (live stream event ids)', () => {
     });
   });
 
+  describe("a catch-up's place", () => {
+    it("counts every state up to it in the pages' order as delivered: by time, then key in code point order", () => {
+      const cursor = freshCursor(0);
+      markSeen(cursor, 'r-0', T, T);
+      passThrough(cursor, { changedAt: T - 10, key: 'b\u{1F600}' }, T);
+      expect(passed(cursor, 'zzz', T - 11)).to.equal(true);
+      expect(passed(cursor, 'a', T - 10)).to.equal(true);
+      expect(passed(cursor, 'b\u{1F600}', T - 10)).to.equal(true);
+      // U+FFFD is before U+1F600 in code points, after it in UTF-16 units.
+      expect(passed(cursor, 'b\uFFFD', T - 10)).to.equal(true);
+      expect(passed(cursor, 'c', T - 10)).to.equal(false);
+      expect(passed(cursor, 'a', T - 9)).to.equal(false);
+      expect(hasDelivered(cursor, 'a', T - 10)).to.equal(true);
+      expect(hasDelivered(cursor, 'c', T - 10)).to.equal(false);
+    });
+
+    it('moves only forward, and only to a state settled when its page was read', () => {
+      const cursor = freshCursor(0);
+      passThrough(cursor, { changedAt: T, key: 'b' }, T - 1);
+      expect(cursor.through).to.equal(undefined);
+      passThrough(cursor, { changedAt: T, key: 'b' }, T);
+      passThrough(cursor, { changedAt: T, key: 'a' }, T);
+      expect(cursor.through).to.deep.equal({ changedAt: T, key: 'b' });
+      passThrough(cursor, { changedAt: T, key: 'c' }, T);
+      expect(cursor.through).to.deep.equal({ changedAt: T, key: 'c' });
+      expect(copyCursor(cursor).through).to.deep.equal({ changedAt: T, key: 'c' });
+    });
+  });
+
   describe('a quiet stream', () => {
     it(`moves up to ${QUIET_MS} ms before the clock, never back, and keeps what it owes after that`, () => {
       const cursor = freshCursor(T);
@@ -186,6 +218,35 @@ describe('stream cursor (live stream event ids)', () => {
       );
     });
 
+    it("carry a catch-up's place while it is inside the window, for a key of up to 280 bytes", () => {
+      fc.assert(
+        fc.property(
+          // Any code points, four bytes at most each.
+          fc.string({ minLength: 1, maxLength: 70, unit: 'binary', size: 'max' }),
+          fc.integer({ min: 0, max: SETTLE_MS - 1 }),
+          (key, before) => {
+            const cursor = freshCursor(0);
+            markSeen(cursor, 'r-1', T, T);
+            passThrough(cursor, { changedAt: T - before, key }, T);
+            const again = decodeStreamCursor(encodeStreamCursor(cursor));
+            expect(again?.through).to.deep.equal({ changedAt: T - before, key });
+          },
+        ),
+      );
+      // A longer key is left out: a reconnect may repeat what the catch-up sent, never lose it.
+      const long = freshCursor(0);
+      markSeen(long, 'r-1', T, T);
+      passThrough(long, { changedAt: T, key: 'k'.repeat(288) }, T);
+      expect(decodeStreamCursor(encodeStreamCursor(long))?.through?.key).to.have.length(288);
+      passThrough(long, { changedAt: T, key: 'k'.repeat(289) }, T);
+      expect(decodeStreamCursor(encodeStreamCursor(long))?.through).to.equal(undefined);
+      // Behind the window it says nothing the time does not.
+      const cursor = freshCursor(0);
+      passThrough(cursor, { changedAt: T - SETTLE_MS, key: 'k' }, T);
+      markSeen(cursor, 'r-1', T, T);
+      expect(decodeStreamCursor(encodeStreamCursor(cursor))?.through).to.equal(undefined);
+    });
+
     it('refuses strings it never sent', () => {
       for (const id of [
         '',
@@ -197,6 +258,10 @@ describe('stream cursor (live stream event ids)', () => {
         'zzzzzzzzzzz',
         'mws53qg8~zzzzzzzzzzz',
         'mws53qg8.abcdefghzzzzzzzzzzz',
+        // A catch-up's place after the id's time, or a key not as this service encodes it.
+        'mws53qg8!mws53qg9:YQ',
+        'mws53qg8!mws53qg7:YR',
+        'mws53qg8!mws53qg7:',
       ]) {
         expect(decodeStreamCursor(id), id).to.equal(undefined);
       }
