@@ -78,6 +78,10 @@ export function createDeliveryDecider(rules: DeliveryRules): DeliveryDecider {
       if (contentTypes.length !== 1 || !isJsonContentType(contentTypes[0])) return unsupportedMediaType;
       const encoding = head.headers['content-encoding'];
       if (encoding !== undefined && !isIdentity(encoding)) return unsupportedEncoding;
+      // A transfer coding before `chunked` (`gzip, chunked`): Node's parser undoes only the
+      // chunking, so the body read would be the compressed bytes, refused likewise.
+      const transfer = head.headers['transfer-encoding'];
+      if (transfer !== undefined && !isPlainChunked(transfer)) return unsupportedEncoding;
       return readBody;
     },
     // 4. Signature over the exact bytes (docs/contract.md, "Signature", and
@@ -89,6 +93,11 @@ export function createDeliveryDecider(rules: DeliveryRules): DeliveryDecider {
 /** `identity` (any case, spaces around): the body as sent, the only encoding taken. */
 function isIdentity(encoding: HeaderValue): boolean {
   return typeof encoding === 'string' && encoding.trim().toLowerCase() === 'identity';
+}
+
+/** `chunked` alone (any case, spaces around): the only transfer coding that leaves the bytes sent. */
+function isPlainChunked(transfer: HeaderValue): boolean {
+  return typeof transfer === 'string' && transfer.trim().toLowerCase() === 'chunked';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { dedupeKey } from '../../../receiver/dedupe-key.ts';
 import { channelDidCreate, sign, signedHeaders } from '../../receiver/support/signed-request.ts';
 import {
@@ -136,6 +137,32 @@ describe('POST /webhooks with hostile requests', function () {
       );
       expect(res.status).to.equal(200);
       expect((await queueFootprint(listening().receiver)).jobs).to.include(dedupeKey(Buffer.from(body)));
+    });
+
+    // Node's parser takes a transfer coding before `chunked` and undoes only the chunking: the
+    // compressed bytes reached the signature check, and the answer was a 401 that pointed at the
+    // secret instead of the 415 a Content-Encoding gets.
+    it('responds 415 to a transfer coding other than chunked (gzip, chunked) and queues nothing', async () => {
+      const body = freshBody('gzip-transfer');
+      const zipped = gzipSync(body);
+      await expectNothingQueued(listening, async () => {
+        const res = await rawRequest(
+          listening().port,
+          Buffer.concat([
+            Buffer.from(
+              requestHead('/webhooks', [
+                ...Object.entries(signedHeaders(body)),
+                ['Transfer-Encoding', 'gzip, chunked'],
+                ['Connection', 'close'],
+              ]) + `${zipped.length.toString(16)}\r\n`,
+            ),
+            zipped,
+            Buffer.from('\r\n0\r\n\r\n'),
+          ]),
+        );
+        expect(res.status).to.equal(415);
+        expect(res.text).to.include('"code":415000');
+      });
     });
   });
 
