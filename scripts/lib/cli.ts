@@ -68,20 +68,30 @@ export function scriptEnv<S extends z.ZodRawShape>(shape: S): z.infer<z.ZodObjec
 
 const BAR_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
+/** How often the progress is written as a line of its own when stderr is not a terminal. */
+export const PROGRESS_LINE_MS = 10_000;
+
 /**
- * A progress bar on stderr when it is a terminal; silent otherwise (the summary is printed either
- * way). It hides the terminal's cursor while it draws, so Ctrl-C or SIGTERM while it shows stops it
- * first (the cursor shown again), then the signal does what it would have: the tool's own handler
- * runs (stopOnSignal's clean-up), or, with none, the process ends by the signal.
+ * A progress bar on stderr when it is a terminal. Otherwise (a scheduled job, a pipe into a log) a
+ * line every PROGRESS_LINE_MS, and one at the start and at the end, so a long import, export or
+ * replay shows it is moving there too; the summary is printed either way. It hides the terminal's
+ * cursor while it draws, so Ctrl-C or SIGTERM while it shows stops it first (the cursor shown
+ * again), then the signal does what it would have: the tool's own handler runs (stopOnSignal's
+ * clean-up), or, with none, the process ends by the signal.
  */
-export function progressBar(label: string, unit: string): SingleBar {
+export function progressBar(label: string, unit: string, lineEveryMs = PROGRESS_LINE_MS): SingleBar {
+  const counts = `{percentage}% | {value}/{total} ${unit} | {eta_formatted} left`;
   const bar = new SingleBar(
     {
-      format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | {eta_formatted} left`,
+      format: process.stderr.isTTY ? `${label} [{bar}] ${counts}` : `${label}: ${counts}`,
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,
       fps: 5,
+      noTTYOutput: true,
+      notTTYSchedule: lineEveryMs,
+      // Off a terminal each line ends with its own newline: no blank line after the last.
+      clearOnComplete: !process.stderr.isTTY,
     },
     Presets.shades_classic,
   );

@@ -72,3 +72,34 @@ describe('progressBar (scripts/lib/cli.ts) under a terminal', () => {
     expect(exit).to.equal(130);
   });
 });
+
+// A long import, export or replay run by a scheduled job (stderr a pipe or a log file) showed
+// nothing until its summary: no telling a slow run from a stuck one.
+describe('progressBar (scripts/lib/cli.ts) without a terminal', () => {
+  it('writes its progress as plain lines: at the start, every interval and at the end', () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
+        const { progressBar } = await import(${JSON.stringify(cli)});
+        const bar = progressBar('working', 'items', 100);
+        bar.start(100, 1);
+        setTimeout(() => bar.update(40), 50);
+        setTimeout(() => { bar.update(100); bar.stop(); }, 400);
+        `,
+      ],
+      { encoding: 'utf8', env: cleanEnv(), timeout: 20_000 },
+    );
+    expect(run.status, run.stderr).to.equal(0);
+    const lines = run.stderr.split('\n').filter((line) => line !== '');
+    expect(lines[0]).to.match(/^working: 1% \| 1\/100 items/);
+    expect(lines, 'a line each interval').to.satisfy((all: string[]) =>
+      all.some((line) => line.startsWith('working: 40% | 40/100 items')),
+    );
+    expect(lines.at(-1)).to.match(/^working: 100% \| 100\/100 items/);
+    expect(run.stderr, 'no terminal control codes').to.not.include('\u001b');
+    expect(run.stderr, 'no blank line').to.not.include('\n\n');
+  });
+});
