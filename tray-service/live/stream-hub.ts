@@ -680,6 +680,10 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         const session = open[index];
         if (session) endReplaced(session);
       },
+      (index) => {
+        const session = open[index];
+        return session !== undefined && byUser.get(session.stream.userId)?.has(session) === true;
+      },
     ).finally(() => {
       renewing = false;
     });

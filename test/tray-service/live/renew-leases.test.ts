@@ -49,4 +49,48 @@ describe('live/renew-leases', () => {
       redis.disconnect();
     }
   });
+
+  // A heartbeat takes the open streams, then renews them a batch at a time. A stream that ended in
+  // between released its slot at once; its renewal, still to come, found no lease and took it
+  // again (as for a lease that lapsed), so the user's next stream found the limit full and
+  // replaced one of their healthy ones.
+  it('skips the lease of a stream that ended while the earlier batches were renewed', async () => {
+    const redis = createRedis(testStack().redisUrl);
+    const prefix = uniqueName('renew-ended');
+    const slots = createStreamSlots(redis, { prefix, limit: 5, leaseMs: 60_000 });
+    try {
+      const count = CALLS_IN_FLIGHT + 10;
+      const leases = Array.from({ length: count }, (_, i) => ({ userId: `u${i % 20}`, streamId: `s${i}` }));
+      for (const lease of leases.slice(-10)) await slots.acquire(lease.userId, lease.streamId);
+      const ended = new Set<number>();
+      const last = count - 1;
+      let first = true;
+      const endingOne: Pick<StreamSlots, 'renew'> = {
+        renew: async (userId, streamId) => {
+          const kept = await slots.renew(userId, streamId);
+          if (first) {
+            // The last stream ends now: its slot goes, as the hub's remove() does.
+            first = false;
+            ended.add(last);
+            await slots.release(leases[last]!.userId, leases[last]!.streamId);
+          }
+          return kept;
+        },
+      };
+      await renewLeases(
+        endingOne,
+        leases,
+        () => undefined,
+        (index) => !ended.has(index),
+      );
+      expect(
+        await redis.zscore(`${prefix}:streams:${leases[last]!.userId}`, leases[last]!.streamId),
+      ).to.equal(null);
+      expect(
+        await redis.zscore(`${prefix}:streams:${leases[last - 1]!.userId}`, leases[last - 1]!.streamId),
+      ).to.not.equal(null);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });
