@@ -68,7 +68,8 @@ export interface StreamSession {
   /**
    * Writes what `send` writes (a page of a catch-up) without the slow-client bound, then waits
    * until the client has taken it, so a backlog larger than the bound still arrives; a client that
-   * takes nothing for STALL_MS is ended as a slow one.
+   * has not taken it all STALL_MS after it was written is ended as a slow one (the page goes to the
+   * socket as one write: progress inside it is not seen).
    */
   paced(send: () => void): Promise<void>;
   /** Marks the session closed; with `retryMs`, the client is first told when to reconnect. */
