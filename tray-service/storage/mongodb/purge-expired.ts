@@ -14,12 +14,14 @@ import {
   TRAY_REMOVAL_OUTCOMES,
   TRAY_REMOVAL_CHANGES,
   MODERATION_DECISIONS,
+  MEMBERSHIP_CHANGES,
 } from './collection-names.ts';
 import { purgeEach } from '../purge-each.ts';
 import { purgeExpiredDecisions } from './moderation/purge-expired-decisions.ts';
 import { PurgeError } from '../purge-error.ts';
 import { purgeKeptActions } from './grouping/purge-kept-actions.ts';
 import { purgeEndedMutes } from './mutes/purge-ended-mutes.ts';
+import { giveChangesProcessedAt } from './memberships/migrate-processed-at.ts';
 import { purgeKeptTombstones } from './removals/purge-kept-tombstones.ts';
 
 /**
@@ -51,6 +53,15 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
       })),
       // Kept while a record they judge lives, or could take what they void, after those went.
       { table: TRAY_MUTES, purge: () => purgeEndedMutes(db, now) },
+      // Deletes nothing: gives the changes an older worker stored in a rolling upgrade their
+      // processing time, without which they would never be pruned (migrate-processed-at.ts).
+      {
+        table: MEMBERSHIP_CHANGES,
+        purge: async () => {
+          await giveChangesProcessedAt(db, now.getTime());
+          return 0;
+        },
+      },
       { table: TRAY_REMOVALS, purge: () => purgeKeptTombstones(db, now) },
       ...[
         TRAY_RECORD_CLAIMS,

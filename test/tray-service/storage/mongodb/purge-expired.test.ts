@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   EVENTS,
+  MEMBERSHIP_CHANGES,
   TRAY_MUTES,
   TRAY_RECORD_CLAIMS,
   TRAY_REMOVALS,
@@ -19,9 +20,40 @@ import { withCollectionMethod } from '../../../support/with-collection-method.ts
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { recordGroup } from '../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
+import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
 
 describe('purgeExpired', () => {
   const mongo = useMongo();
+
+  // A worker of before the processing time, still running during a rolling upgrade, stores joins
+  // and leaves without one after the upgrade's pass ran: never pruned, and a late leave's span
+  // read as open-ended. Each purge gives them its time, as the pass gave the older ones.
+  describe('with membership changes an older worker stored without a processing time', () => {
+    it('gives each the purge’s time, and leaves those that have one', async () => {
+      const now = new Date();
+      const changes = mongo.db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
+      const change = (at: number, processedAt?: number): MembershipChangeDoc => ({
+        _id: JSON.stringify(['c-purge', 'u-ana', at, at === 1]),
+        communityId: 'c-purge',
+        userId: 'u-ana',
+        member: JSON.stringify(['c-purge', 'u-ana']),
+        joined: at === 1,
+        at,
+        processed: 0,
+        ...(processedAt === undefined ? {} : { processedAt }),
+      });
+      await changes.insertMany([change(1, 42), change(2)]);
+      await purgeExpired(mongo.db, now);
+      const stored = await changes
+        .find({ communityId: 'c-purge' }, { projection: { _id: 0, at: 1, processedAt: 1 } })
+        .sort({ at: 1 })
+        .toArray();
+      expect(stored).to.deep.equal([
+        { at: 1, processedAt: 42 },
+        { at: 2, processedAt: now.getTime() },
+      ]);
+    });
+  });
 
   describe('with records, events, group actors and claims past and before their expiry', () => {
     it('deletes every one whose expiresAt has passed, also a minute ago, and says how many records and events went', async () => {

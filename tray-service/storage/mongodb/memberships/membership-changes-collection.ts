@@ -20,6 +20,12 @@ export const membershipChangesCollection: CollectionSpec = {
       key: { userId: 1 },
       serves: 'deleted user: find({userId}) in endMemberships',
     },
+    {
+      name: 'change_processed_at',
+      key: { processedAt: 1 },
+      serves:
+        'purge: updateMany({processedAt: {$exists: false}}), the changes an older worker stored in a rolling upgrade (giveChangesProcessedAt)',
+    },
   ],
 };
 

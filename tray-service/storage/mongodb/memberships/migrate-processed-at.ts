@@ -13,10 +13,17 @@ export const PROCESSED_AT = 'membership-processed-at';
  * the worker takes jobs; run again by a second instance it changes nothing.
  */
 export function migrateMembershipProcessedAt(db: Db, now = Date.now()): Promise<number> {
-  return runOnce(db, PROCESSED_AT, async () => {
-    const result = await db
-      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
-      .updateMany({ processedAt: { $exists: false } }, { $set: { processedAt: now } });
-    return result.modifiedCount;
-  });
+  return runOnce(db, PROCESSED_AT, () => giveChangesProcessedAt(db, now));
+}
+
+/**
+ * Gives every membership change without a processing time `now`; returns how many. Once at open
+ * (migrateMembershipProcessedAt), and before each purge: a worker of before the processing time
+ * still running in a rolling upgrade stores changes without one after the pass ran.
+ */
+export async function giveChangesProcessedAt(db: Db, now: number): Promise<number> {
+  const result = await db
+    .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+    .updateMany({ processedAt: { $exists: false } }, { $set: { processedAt: now } });
+  return result.modifiedCount;
 }

@@ -36,7 +36,7 @@ describe('migrateMembershipProcessedAt (membership changes of before their proce
       { at: 2, processedAt: upgrade },
       { at: 3, processedAt: 42 },
     ]);
-    // Recorded as run: a change stored without one later (none is, by this version) stays so.
+    // Recorded as run: a change an older worker stores without one later gets it at the next purge.
     await changes.insertOne(change(4));
     expect(await migrateMembershipProcessedAt(mongo.db, upgrade + 1)).to.equal(0);
   });
