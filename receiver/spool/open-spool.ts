@@ -464,6 +464,14 @@ async function openInstance(
     },
     async checkWritable() {
       if (writeFailure !== undefined) await probeAfterFailure(writeFailure);
+      // Removed by hand or by a cleaner while nothing was written (Redis healthy, nothing spooled):
+      // made again here, or nothing would until a write failed, and /readyz would say unwritable
+      // until then. In turn with the appends, as a write's own re-make after a failure is.
+      const found = await stat(dir).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      });
+      if (found === undefined) await exclusive(ensureFolder);
       if (!(await stat(dir)).isDirectory())
         throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
       await access(dir, constants.W_OK | constants.X_OK);

@@ -725,6 +725,21 @@ describe('the spool', () => {
       await spool.close();
     });
 
+    // With Redis healthy nothing is written, so nothing made the folder again: /readyz answered 503
+    // (ENOENT) on every instance until a restart, and a balancer routing on it refused deliveries
+    // the receivers could take.
+    it('is writable again at the next check, its folder made again, when nothing was open', async () => {
+      const sub = join(dir, 'sub');
+      const spool = await openSpool(sub);
+      rmSync(sub, { recursive: true });
+      await spool.checkWritable();
+      expect(statSync(spool.dir).isDirectory()).to.equal(true);
+      expect(statSync(spool.dir).mode & 0o777).to.equal(0o700);
+      await spool.append(job(1));
+      expect(spool.depth()).to.equal(1);
+      await spool.close();
+    });
+
     it('drains nothing and counts nothing once the folder is gone and nothing came after', async () => {
       const sub = join(dir, 'sub');
       const spool = await openSpool(sub);
