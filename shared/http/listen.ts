@@ -1,4 +1,11 @@
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import { LOOPBACK } from '../config/listen-config.ts';
 import { AppError, errorBody } from '../errors/app-error.ts';
@@ -125,14 +132,26 @@ export async function listenedOrExit<T>(logger: Logger, listening: Promise<T>): 
  */
 export const DRAIN_GRACE_MS = SHUTDOWN_DEADLINE_MS / 2;
 
+/** How often a drain closes the kept-alive connections that have gone idle since it began. */
+const IDLE_SWEEP_MS = 50;
+
 /**
  * Stops accepting connections at once, closes idle keep-alive sockets, lets in-flight requests
- * finish, and after `graceMs` closes the connections still open.
+ * finish, and after `graceMs` closes the connections still open. Node goes on serving a kept-alive
+ * connection after close(): a balancer reusing its connections kept every one busy, so the drain
+ * always ran its whole grace and then reset what was in flight. So each request from now on is
+ * answered with `Connection: close`, and connections that go idle (their request in flight at
+ * the start answered) are closed as they do.
  */
 export async function closeServer(server: Server, graceMs = DRAIN_GRACE_MS): Promise<void> {
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('Connection', 'close');
+  });
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
   const timer = setTimeout(() => server.closeAllConnections(), graceMs);
   await closed;
+  clearInterval(sweep);
   clearTimeout(timer);
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import express from 'express';
+import { Agent, get as httpGet } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { closeServer, listen, ListenError } from '../../../shared/http/listen.ts';
 
@@ -83,6 +84,58 @@ describe('listen()', () => {
       });
     } finally {
       await closeServer(server);
+    }
+  });
+});
+
+describe('closeServer()', () => {
+  // Node keeps serving a kept-alive connection after close(): behind a balancer that reuses its
+  // connections the drain never ended early, and what was in flight when the grace ran out was
+  // reset (a 502 at every rolling restart).
+  it('tells kept-alive clients to close and ends the drain once their requests are answered', async () => {
+    const app = express();
+    app.get('/', (_req, res) => void setTimeout(() => res.json({}), 20));
+    const server = await listen(app, { port: 0 });
+    const { port } = server.address() as AddressInfo;
+    const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+    const get = () =>
+      new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) => {
+        httpGet({ port, host: '127.0.0.1', path: '/', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection }));
+        }).on('error', reject);
+      });
+    // A balancer's traffic: requests one after another on the same two connections, all along.
+    let sending = true;
+    const answers: { status: number | undefined; connection: string | undefined }[] = [];
+    const refused: string[] = [];
+    const traffic = Promise.all(
+      [0, 1].map(async () => {
+        while (sending) {
+          try {
+            answers.push(await get());
+          } catch (error) {
+            refused.push((error as NodeJS.ErrnoException).code ?? String(error));
+          }
+        }
+      }),
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      await closeServer(server, 3_000);
+      const tookMs = Date.now() - started;
+      sending = false;
+      await traffic;
+      expect(tookMs, 'the drain, against a grace of 3 s').to.be.below(1_500);
+      expect(answers.at(-1)?.connection).to.equal('close');
+      expect(answers.every((answer) => answer.status === 200)).to.equal(true);
+      // Once the connections closed, a new one is refused (nothing listens): never a reset mid-request.
+      expect(refused.filter((code) => code !== 'ECONNREFUSED')).to.deep.equal([]);
+    } finally {
+      sending = false;
+      agent.destroy();
+      server.closeAllConnections();
     }
   });
 });
