@@ -1,3 +1,4 @@
+import { logRedisOutage } from '../shared/redis/log-redis-outage.ts';
 import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { MetricsAccess } from '../shared/http/metrics-access.ts';
@@ -64,6 +65,9 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   // Without a listener an 'error' event would crash the process; ioredis reconnects by itself.
   queue.queue.on('error', (error: Error) => logger.debug({ err: error.message }, 'queue connection error'));
   queue.client.on('error', (error: Error) => logger.debug({ err: error.message }, 'redis connection error'));
+  // Once per outage, as the tray logs its connections' (docs/operations.md): each error above is
+  // a reconnect attempt, at debug.
+  logRedisOutage(queue.client, logger, 'queue');
   const spool = await openSpool(wiring.spoolDir, {
     onCorruptLine: (segment) => logger.warn({ segment }, 'skipped an incomplete spool line (torn write)'),
     onDeleteFailed: (segment, error) =>

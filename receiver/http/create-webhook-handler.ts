@@ -213,6 +213,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       });
       const enqueueStarted = performance.now();
       let outcome: EnqueueOutcome | undefined;
+      let tried = false;
       try {
         // A body that took long to arrive leaves the enqueue only what is left of the answer's
         // time: with its whole budget, a Redis that hangs had the spool write start past the
@@ -221,6 +222,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         // With no time left at all, the event goes to the spool untried (and nothing is logged).
         const left = started + SPOOL_DEADLINE_MS - SPOOL_SHARE_MS - enqueueStarted;
         if (left > 0) {
+          tried = true;
           outcome =
             left >= enqueueBoundMs
               ? await deps.enqueue(job)
@@ -234,7 +236,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
           logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');
         enqueueFailing = true;
       }
-      enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
+      // An enqueue not tried (no time left) is no enqueue that failed: counted, it would read as
+      // Redis failing whenever a sender is slow.
+      if (tried) enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
       if (outcome === 'duplicate') {
         droppedDuplicate.inc();
         return ok(res, started);
