@@ -1,8 +1,10 @@
 import {
   MongoBulkWriteError,
   MongoClientClosedError,
+  MongoDriverError,
   MongoNetworkError,
   MongoNotConnectedError,
+  MongoServerClosedError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
@@ -52,6 +54,13 @@ const FERRETDB_INTERNAL_ERROR = 1;
  */
 const FERRETDB_BACKEND_REFUSING_WRITES = /\(SQLSTATE (?:25006|53100)\)/;
 
+/**
+ * The pool's "closed" to a command waiting for a connection: the driver does not export its class
+ * (cmap/errors.js), only its name.
+ */
+const isPoolClosed = (error: unknown): boolean =>
+  error instanceof MongoDriverError && error.name === 'MongoPoolClosedError';
+
 /** True for driver errors that mean "MongoDB cannot serve this now", as opposed to a bad query. */
 export function isMongoUnavailable(error: unknown): boolean {
   const cause = unwrapped(error);
@@ -61,7 +70,11 @@ export function isMongoUnavailable(error: unknown): boolean {
     cause instanceof MongoTopologyClosedError ||
     cause instanceof MongoNotConnectedError ||
     // A client closed under a running command: the heartbeat's reconnect (connect-mongo.ts).
-    cause instanceof MongoClientClosedError
+    cause instanceof MongoClientClosedError ||
+    // ... or under one waiting for a connection (the pool's), and a server removed from the
+    // topology (a replica set reconfigured, Atlas moving a host).
+    cause instanceof MongoServerClosedError ||
+    isPoolClosed(cause)
   )
     return true;
   if (!(cause instanceof MongoServerError)) return false;

@@ -4,6 +4,7 @@ import {
   MongoBulkWriteError,
   MongoClientClosedError,
   MongoNetworkError,
+  MongoServerClosedError,
   MongoServerError,
   MongoWriteConcernError,
   type BulkWriteResult,
@@ -160,6 +161,18 @@ describe('isMongoUnavailable', () => {
     expect(await thrown(insertOutcomes(Promise.reject(errors.duplicatesAndConcern), 2))).to.equal(
       errors.duplicatesAndConcern,
     );
+  });
+
+  // The heartbeat's reconnect closes the client (connect-mongo.ts), and a replica set's
+  // reconfiguration or Atlas removes a server: a command waiting for a connection then fails with
+  // the pool's or the server's "closed", which read as the command's own fault (a 500 on the API,
+  // a job attempt spent by the worker) instead of "not now".
+  it('takes a closed pool or server under a waiting command for "not now"', () => {
+    const { PoolClosedError } = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as {
+      PoolClosedError: new (pool: { address: string }) => Error;
+    };
+    expect(isMongoUnavailable(new PoolClosedError({ address: '127.0.0.1:27017' }))).to.equal(true);
+    expect(isMongoUnavailable(new MongoServerClosedError())).to.equal(true);
   });
 
   it('says apart a lost connection from a server that cannot serve', () => {
