@@ -30,7 +30,16 @@ export interface RemovalOptions extends RecomputeOptions {
    * took them out of the kept actions (reapply-removals.ts): those groups are computed again too.
    */
   counted?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Voided action ids one work note holds at most (VOIDED_PER_NOTE); smaller in tests. */
+  voidedPerNote?: number;
 }
+
+/**
+ * Voided action ids one work note lists at most: a post deleted with hundreds of thousands of
+ * reactions kept would otherwise make one note past MongoDB's 16 MiB document limit (ids are up to
+ * 128 characters: 40,000 of them are about 5.5 MiB), which the driver refuses on every retry.
+ */
+export const VOIDED_PER_NOTE = 40_000;
 
 /** The kept actions on one post (`action_post`), with what removalVoids reads of each. */
 async function actionsOnPost(db: Db, postId: string): Promise<VoidedAction[]> {
@@ -41,8 +50,11 @@ async function actionsOnPost(db: Db, postId: string): Promise<VoidedAction[]> {
   return docs.map(({ _id, group, activity, expiresAt }) => ({ _id, group, activity, expiresAt, postId }));
 }
 
-/** One work document per record group and post of the voided actions. */
-function workOf(voided: readonly VoidedAction[], expiresAt: Date): RemovalWorkDoc[] {
+/**
+ * The work documents of the voided actions: per record group and post, `perNote` ids at most
+ * each (VOIDED_PER_NOTE), in id order, so a retry that voids the same actions notes the same.
+ */
+function workOf(voided: readonly VoidedAction[], expiresAt: Date, perNote: number): RemovalWorkDoc[] {
   const byGroup = new Map<string, { postId: string; group: string; ids: Set<string>; keepUntil: Date }>();
   for (const { group, activity, postId, expiresAt: until } of voided) {
     const key = JSON.stringify([postId, group]);
@@ -51,12 +63,17 @@ function workOf(voided: readonly VoidedAction[], expiresAt: Date): RemovalWorkDo
     if (until > entry.keepUntil) entry.keepUntil = until;
     byGroup.set(key, entry);
   }
-  return [...byGroup.values()].map(({ postId, group, ids, keepUntil }) => {
+  return [...byGroup.values()].flatMap(({ postId, group, ids, keepUntil }) => {
     const sorted = [...ids].sort();
-    const _id = createHash('sha256')
-      .update(JSON.stringify([postId, group, sorted]))
-      .digest('base64url');
-    return { _id, postId, group, voided: sorted, keepUntil, expiresAt };
+    const notes: RemovalWorkDoc[] = [];
+    for (let start = 0; start < sorted.length; start += perNote) {
+      const part = sorted.slice(start, start + perNote);
+      const _id = createHash('sha256')
+        .update(JSON.stringify([postId, group, part]))
+        .digest('base64url');
+      notes.push({ _id, postId, group, voided: part, keepUntil, expiresAt });
+    }
+    return notes;
   });
 }
 
@@ -113,7 +130,7 @@ export async function applyRemovals(
     for (const action of await actionsOnPost(db, postId))
       if (voidedByAny(removals, action.activity)) voided.push(action);
   const expiresAt = new Date(now + options.retentionDays * DAY_MS);
-  const noted = workOf(voided, expiresAt);
+  const noted = workOf(voided, expiresAt, options.voidedPerNote ?? VOIDED_PER_NOTE);
   if (noted.length > 0) await insertCoalesced<RemovalWorkDoc>(db, TRAY_REMOVAL_WORK, noted);
   const takenOut = await takeOutVoided(db, voided);
 

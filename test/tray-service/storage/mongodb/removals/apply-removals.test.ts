@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { BSON, type Document } from 'mongodb';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import type { Removal } from '../../../../../tray-service/domain/removal.ts';
 import {
@@ -19,7 +20,10 @@ import {
 } from '../../../../../tray-service/storage/mongodb/grouping/target-actors.ts';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
-import { applyRemovals } from '../../../../../tray-service/storage/mongodb/removals/apply-removals.ts';
+import {
+  applyRemovals,
+  VOIDED_PER_NOTE,
+} from '../../../../../tray-service/storage/mongodb/removals/apply-removals.ts';
 import type { RemovalWorkDoc } from '../../../../../tray-service/storage/mongodb/removals/tray-removal-work-collection.ts';
 import { reapplyRemovals } from '../../../../../tray-service/storage/mongodb/removals/reapply-removals.ts';
 import { storeTombstones } from '../../../../../tray-service/storage/mongodb/removals/tombstones.ts';
@@ -271,6 +275,51 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
   // No transactions here: the records a removal deletes stay deleted when a later group of the same
   // job fails, and its retry finds them gone. Told only once every group was done, they were never
   // told at all: live streams and the removal log kept showing them.
+  // One note per group listed every voided action: a deleted post with some 120,000 reactions
+  // kept (ids of 128 characters) made a note past MongoDB's 16 MiB, which the driver refused, on
+  // every retry, and the removal never took anything out.
+  it('notes the voided actions of a group in notes of a bounded size, and applies them all', async () => {
+    const ids = ['cm-13a', 'cm-13b', 'cm-13c', 'cm-13d', 'cm-13e'];
+    await applyPersonalActivities(
+      mongo.db,
+      comments(
+        'p-13',
+        ids.map((id, minute) => [`u-${id}`, id, minute + 1]),
+      ),
+      options,
+    );
+    const notes: RemovalWorkDoc[] = [];
+    const recording = withCollectionMethod(
+      mongo.db,
+      TRAY_REMOVAL_WORK,
+      'insertMany',
+      (insertMany) =>
+        ((docs: readonly Document[], ...rest: unknown[]) => {
+          notes.push(...(docs as readonly RemovalWorkDoc[]));
+          return (insertMany as (...args: unknown[]) => unknown)(docs, ...rest);
+        }) as typeof insertMany,
+    );
+    const post: Removal = { kind: 'post', id: 'p-13', postId: 'p-13', at: NOW };
+    const removed = await applyRemovals(recording, [post], { ...options, keptSince: 1, voidedPerNote: 2 });
+    expect(removed).to.deep.equal([{ userId: 'u-ana', key: recordKey('comment', 'p-13', 'u-ana') }]);
+    expect(notes.map((note) => note.voided.length).sort()).to.deep.equal([1, 2, 2]);
+    expect(notes.flatMap((note) => note.voided).sort()).to.deep.equal(ids);
+    expect(await mongo.db.collection(TRAY_REMOVAL_WORK).countDocuments({ postId: 'p-13' })).to.equal(0);
+  });
+
+  it('keeps a note of as many voided actions as it takes, each id at its longest, under 16 MiB', () => {
+    const longest = 'x'.repeat(128);
+    const note: RemovalWorkDoc = {
+      _id: 'x'.repeat(43),
+      postId: longest,
+      group: JSON.stringify(['reaction', longest]),
+      voided: Array.from({ length: VOIDED_PER_NOTE }, (_, i) => `${i}`.padStart(128, 'x')),
+      keepUntil: new Date(NOW),
+      expiresAt: new Date(NOW),
+    };
+    expect(BSON.calculateObjectSize(note)).to.be.below(16 * 1024 * 1024);
+  });
+
   it('tells each deleted record as it goes, so a later group’s failure loses none', async () => {
     await applyPersonalActivities(mongo.db, comments('p-11', [['u-ben', 'cm-11b', 1]]), options);
     await applyPersonalActivities(
