@@ -11,6 +11,7 @@ import {
 } from 'mongodb';
 import { ignoreDuplicates } from '../../../../tray-service/storage/mongodb/compare-and-set/ignore-duplicates.ts';
 import { insertOutcomes } from '../../../../tray-service/storage/mongodb/compare-and-set/insert-outcomes.ts';
+import { onlyDuplicateKeys } from '../../../../tray-service/storage/mongodb/compare-and-set/is-duplicate-key.ts';
 import {
   isMongoConnectionLost,
   isMongoRefusingWrites,
@@ -161,6 +162,10 @@ describe('isMongoUnavailable', () => {
     expect(await thrown(insertOutcomes(Promise.reject(errors.duplicatesAndConcern), 2))).to.equal(
       errors.duplicatesAndConcern,
     );
+    // The check the chart counts, the member import and the decisions make on their own writes:
+    // they took such a write for done, and a step-down could then roll its survivors back.
+    expect(onlyDuplicateKeys(errors.duplicatesOnly)).to.equal(true);
+    expect(onlyDuplicateKeys(errors.duplicatesAndConcern)).to.equal(false);
   });
 
   // The heartbeat's reconnect closes the client (connect-mongo.ts), and a replica set's

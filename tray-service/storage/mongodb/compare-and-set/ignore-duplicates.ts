@@ -1,5 +1,4 @@
 import { isDuplicateKey, onlyDuplicateKeys, writeErrorsOf } from './is-duplicate-key.ts';
-import { writeConcernFailureOf } from './write-concern-failure.ts';
 
 /**
  * Awaits a write whose only expected failure is a duplicate key (an insert that lost a race, a
@@ -13,9 +12,8 @@ export async function ignoreDuplicates(write: Promise<unknown>): Promise<number[
   } catch (error) {
     const writeErrors = writeErrorsOf(error);
     if (writeErrors.length > 0) {
-      // A write concern failure means the surviving writes are not known to be durable.
-      if (writeConcernFailureOf(error) === undefined && onlyDuplicateKeys(error))
-        return writeErrors.map((w) => (w as { index?: number }).index ?? 0);
+      // Not with a write concern failure: the surviving writes are not known to be durable.
+      if (onlyDuplicateKeys(error)) return writeErrors.map((w) => (w as { index?: number }).index ?? 0);
       throw error;
     }
     if (isDuplicateKey(error)) return [0];

@@ -1,3 +1,5 @@
+import { writeConcernFailureOf } from './write-concern-failure.ts';
+
 /** The server's code for a write that breaks a unique index (MongoDB and FerretDB alike). */
 export const DUPLICATE_KEY = 11000;
 
@@ -24,8 +26,12 @@ export function writeErrorsOf(error: unknown): readonly WriteErrorLike[] {
 /**
  * True when a bulk write failed only because some of its documents already existed: the expected
  * loser of an insert race under at-least-once delivery, which leaves the data as the winner wrote it.
+ * Not when its write concern failed too: the documents that went in are then not known to be
+ * durable (a step-down may roll them back), and the write must be tried again.
  */
 export function onlyDuplicateKeys(error: unknown): boolean {
   const writeErrors = writeErrorsOf(error);
-  return writeErrors.length > 0 && writeErrors.every(isDuplicateKey);
+  return (
+    writeErrors.length > 0 && writeErrors.every(isDuplicateKey) && writeConcernFailureOf(error) === undefined
+  );
 }

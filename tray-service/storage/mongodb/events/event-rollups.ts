@@ -4,7 +4,7 @@ import { groupCommit } from '../../../../shared/async/group-commit.ts';
 import { LAG_BUCKETS, lagBucket } from '../../../domain/lag-histogram.ts';
 import type { EventMinute, LagMinute } from '../../port.ts';
 import { EVENT_LAG_MINUTES, EVENT_MINUTES } from '../collection-names.ts';
-import { writeErrorsOf, isDuplicateKey } from '../compare-and-set/is-duplicate-key.ts';
+import { onlyDuplicateKeys, writeErrorsOf } from '../compare-and-set/is-duplicate-key.ts';
 
 /** One minute's count of one event name (event_minutes). */
 export interface EventMinuteDoc {
@@ -150,8 +150,8 @@ async function applyIncrements(db: Db, increments: readonly Increment[]): Promis
     try {
       await db.collection<RollupDoc>(name).bulkWrite(operations, { ordered: false });
     } catch (error) {
+      if (!onlyDuplicateKeys(error)) throw error;
       const errors = writeErrorsOf(error) as { code?: unknown; index?: number }[];
-      if (errors.length === 0 || !errors.every(isDuplicateKey)) throw error;
       retry = errors.flatMap((failed) =>
         (list[failed.index ?? 0]?.parts ?? []).map((part): AnyBulkWriteOperation<RollupDoc> => ({
           updateMany: {
