@@ -15,6 +15,7 @@ import {
 import { dirname, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { SingleBar } from 'cli-progress';
 import type { StoredEvent } from '../tray-service/domain/stored-event.ts';
 import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
@@ -53,6 +54,8 @@ Options:
   --resume                go on with <file>.partial, left by an interrupted run with the same
                           filters, after its last complete line (without it, an old
                           <file>.partial is removed and the export starts again)
+  --count-up-to <n>       count the matches for the progress bar up to n (default 1000000);
+                          past it the progress shows how many so far, without a total
   -h, --help              show this help
 
 Environment: ${storageVariables}. The export only reads: a database role that may only read, or
@@ -90,23 +93,39 @@ async function main(): Promise<number> {
         since: { type: 'string' },
         until: { type: 'string' },
         resume: { type: 'boolean' },
+        'count-up-to': { type: 'string' },
       },
       allowPositionals: true,
     },
     usage,
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}\n${usage}`);
-  const { out, resume, ...filters } = values;
+  const { out, resume, 'count-up-to': countUpTo, ...filters } = values;
   if (!out) throw new UsageError(`--out: the output file is required\n${usage}`);
+  const countBound = countBoundOf(countUpTo);
   const filter = filterOf(filters);
   checkOutFolder(out);
   const partial = `${out}.partial`;
   const unlock = lockPartial(partial);
   try {
-    return await exportTo(out, partial, filter, resume === true, unlock);
+    return await exportTo(out, partial, filter, { resume: resume === true, countBound }, unlock);
   } finally {
     unlock();
   }
+}
+
+/**
+ * Matches the progress bar's count reads at most. Bounded, as the admin API's count is: a count of
+ * every match runs under the statement timeout (10 s by default), and on tens of millions of
+ * stored events it was cancelled and the export failed before its first line.
+ */
+const COUNT_BOUND = 1_000_000;
+
+function countBoundOf(option: string | undefined): number {
+  if (option === undefined) return COUNT_BOUND;
+  const bound = /^\d{1,9}$/.test(option) ? Number(option) : 0;
+  if (bound < 1) throw new UsageError(`--count-up-to: expected a whole number from 1 to 999999999`);
+  return bound;
 }
 
 /** The folder --out names must exist: its files (the lock first) are made there. */
@@ -136,7 +155,7 @@ async function exportTo(
   out: string,
   partial: string,
   filter: EventsFilter,
-  resume: boolean,
+  { resume, countBound }: { resume: boolean; countBound: number },
   unlock: () => void,
 ): Promise<number> {
   // Files are touched only once the storage is open: a run that cannot reach it (or is
@@ -153,24 +172,30 @@ async function exportTo(
   }
   const started = Date.now();
   const events = createEventsQuery(storage.events);
-  const bar = progressBar('exporting', 'events');
+  // Made once the matches are counted: without a total past the bound.
+  let bar: SingleBar | undefined;
   let written = 0;
   const sayStopped = () =>
     process.stderr.write(
       `stopped after ${written} events${after ? ' more' : ''}; ${partial} keeps them: run the same command with --resume to go on\n`,
     );
   const offStopSignal = onStopSignal(() => {
-    bar.stop();
+    bar?.stop();
     sayStopped();
     unlock();
   });
   try {
-    bar.start(await events.count(filter, after), 0);
+    // One past the bound says "more" without counting the rest.
+    const matches = await events.count(filter, after, countBound + 1);
+    const untotalled = matches > countBound;
+    const shown = progressBar('exporting', 'events', { untotalled });
+    bar = shown;
+    shown.start(untotalled ? 0 : matches, 0);
     const counter = new Transform({
       objectMode: true,
       transform(event: StoredEvent, _encoding, callback) {
         written += 1;
-        if (written % 500 === 0) bar.update(written);
+        if (written % 500 === 0) shown.update(written);
         callback(null, event);
       },
     });
@@ -181,16 +206,16 @@ async function exportTo(
       // Raw payloads: readable by the owner only, whatever the umask (startAfresh made the file).
       createWriteStream(partial, { flags: 'a', mode: 0o600 }),
     );
-    bar.update(written);
+    shown.update(written);
     renameInPlace(partial, out);
     rmSync(filterFileOf(partial), { force: true });
   } catch (error) {
-    bar.stop();
+    bar?.stop();
     sayStopped();
     throw error;
   } finally {
     offStopSignal();
-    bar.stop();
+    bar?.stop();
     await storage.close();
   }
   process.stdout.write(

@@ -79,11 +79,24 @@ export const PROGRESS_LINE_MS = 10_000;
  * again), then the signal does what it would have: the tool's own handler runs (stopOnSignal's
  * clean-up), or, with none, the process ends by the signal.
  */
-export function progressBar(label: string, unit: string, lineEveryMs = PROGRESS_LINE_MS): SingleBar {
+export function progressBar(
+  label: string,
+  unit: string,
+  options: {
+    lineEveryMs?: number;
+    /** No total known (more than a count bound): how many so far only, no bar, share or time left. */
+    untotalled?: boolean;
+  } = {},
+): SingleBar {
+  const lineEveryMs = options.lineEveryMs ?? PROGRESS_LINE_MS;
   const counts = `{percentage}% | {value}/{total} ${unit} | {eta_formatted} left`;
   const bar = new SingleBar(
     {
-      format: process.stderr.isTTY ? `${label} [{bar}] ${counts}` : `${label}: ${counts}`,
+      format: options.untotalled
+        ? `${label}: {value} ${unit}`
+        : process.stderr.isTTY
+          ? `${label} [{bar}] ${counts}`
+          : `${label}: ${counts}`,
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,

@@ -67,6 +67,39 @@ describe('scripts/export-events.ts', function () {
     expect(existsSync(`${out}.partial`)).to.equal(false);
   });
 
+  // The progress bar's total was a count of every match, under the statement timeout: on tens of
+  // millions of stored events it was cancelled (10 s by default) and the export failed before its
+  // first line. It counts up to a bound now, and past it shows how many so far without a total.
+  it('counts the matches for its progress up to --count-up-to, and past it exports without a total', async () => {
+    const out = join(dir, 'bounded-count.ndjson');
+    const result = await runScript(
+      'scripts/export-events.ts',
+      ['--out', out, '--event', 'comment.didCreate', '--count-up-to', '100'],
+      env,
+    );
+    expect(result.code, result.stderr).to.equal(0);
+    expect(readLines(out)).to.have.lengthOf(400);
+    const progress = result.stderr.split('\n').filter((line) => line !== '');
+    expect(progress.length).to.be.above(0);
+    for (const line of progress) expect(line).to.match(/^exporting: \d+ events$/);
+    expect(progress.at(-1)).to.equal('exporting: 400 events');
+    // Within the bound, the total is known.
+    const whole = await runScript(
+      'scripts/export-events.ts',
+      ['--out', join(dir, 'counted.ndjson'), '--event', 'comment.didCreate', '--count-up-to', '400'],
+      env,
+    );
+    expect(
+      whole.stderr
+        .split('\n')
+        .filter((line) => line !== '')
+        .at(-1),
+    ).to.match(/^exporting: 100% \| 400\/400 events/);
+    const refused = await runScript('scripts/export-events.ts', ['--out', out, '--count-up-to', '0'], env);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.include('--count-up-to: expected a whole number from 1 to');
+  });
+
   it('writes a file only its owner can read (raw payloads), also over an existing one', async () => {
     const out = join(dir, 'private.ndjson');
     writeFileSync(out, 'old\n', { mode: 0o644 });

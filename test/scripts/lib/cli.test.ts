@@ -84,7 +84,7 @@ describe('progressBar (scripts/lib/cli.ts) without a terminal', () => {
         '-e',
         `
         const { progressBar } = await import(${JSON.stringify(cli)});
-        const bar = progressBar('working', 'items', 100);
+        const bar = progressBar('working', 'items', { lineEveryMs: 100 });
         bar.start(100, 1);
         setTimeout(() => bar.update(40), 50);
         setTimeout(() => { bar.update(100); bar.stop(); }, 400);
