@@ -119,6 +119,15 @@ describe('receiver while Redis is down', function () {
       const readiness = await request(receiver.app).get('/readyz').expect(200);
       expect(readiness.body.status).to.equal('degraded');
       expect(readiness.body.checks.redis.ok).to.equal(false);
+      // The outage is logged once a reconnect fails (a Redis back before the first retry is not one).
+      await waitFor(
+        () =>
+          logLines.some(
+            (line) => line.includes('redis unreachable') && line.includes('"connection":"queue"'),
+          ),
+        10_000,
+        'the outage to be logged',
+      );
 
       redis = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
       await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');
