@@ -372,7 +372,7 @@ export async function applyRemovals(
       // The members' part, when there are members: no other statement reads them.
       ...(communities.length > 0 ? [after, through] : []),
     ]);
-    rows.push(...result.rows);
+    for (const row of result.rows) rows.push(row);
     if (through === null) break;
     after = through;
   }

@@ -266,7 +266,8 @@ export function createPostgresWrites(
     }
     for (const group of groups.values()) {
       const deliveries: Deliveries = { kind: 'community', communityId, ...(only ? { only } : {}) };
-      written.push(...(await writeGroups(group, deliveries, groupWriteOf(context))));
+      // One at a time: a spread of a community's records (past about 120,000) throws RangeError.
+      for (const record of await writeGroups(group, deliveries, groupWriteOf(context))) written.push(record);
     }
     return written;
   }

@@ -645,6 +645,34 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     });
   });
 
+  // The fan-out gathered every part's written records with push(...records): past about 120,000
+  // arguments V8 throws RangeError, after the transaction committed, so no live stream was told of
+  // the post and every such post cost its job an attempt.
+  describe('a post to a community of 150,000', () => {
+    it('tells every member’s record, each once', async function () {
+      this.timeout(180_000);
+      const size = 150_000;
+      const members = createPostgresMembersImport(tray.pg.pool);
+      for (let start = 0; start < size; start += 10_000)
+        await members.importBatch(
+          Array.from({ length: 10_000 }, (_, offset) => ({
+            communityId: 'c-vast',
+            userId: `v${start + offset}`,
+            since: at(0),
+          })),
+          at(0),
+        );
+      let told = 0;
+      await tray.writes.fanOutPosts('c-vast', [post('c-vast', 'v0', 1)], {
+        ...tray.context(),
+        onWritten: async (records) => {
+          told += records.length;
+        },
+      });
+      expect(told).to.equal(size - 1);
+    });
+  });
+
   describe('an event naming more users than the server has locks for', () => {
     // One advisory lock per user overflowed the server's lock table. A server of the suite's own
     // with few connections keeps the table small (max_locks_per_transaction, 64 by default, per

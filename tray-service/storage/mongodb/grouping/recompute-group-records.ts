@@ -52,7 +52,7 @@ export async function recomputeGroupRecords(
   while (emptied.size > 0) {
     const gone = new Set(await deleteFromVersions(db, emptied, options.owner));
     const removed = removedRecords(gone);
-    deleted.push(...removed);
+    for (const key of removed) deleted.push(key);
     if (removed.length > 0) await options.onRemoved?.(removed);
     const left = [...emptied.keys()].filter((key) => !gone.has(key));
     if (left.length === 0) break;

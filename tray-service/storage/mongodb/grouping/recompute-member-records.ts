@@ -75,7 +75,7 @@ export async function recomputeMemberRecords(
       ...options,
       namesNewer: round > 1,
     });
-    removed.push(...deleted);
+    for (const record of deleted) removed.push(record);
     if (deleted.length > 0) await options.onRemoved?.(deleted);
     if ((await memberChangesFingerprint(db, communityId, userId)) === seen) return removed;
   }
