@@ -7,7 +7,7 @@ import { recordCounts, removalChange, type RemovalTrayChange } from '../../domai
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { MUTE_END } from './held-back-sql.ts';
-import { groupLock, lockKeys, postLock } from './lock-keys.ts';
+import { groupLock, lockKeys, postLock, profileLock } from './lock-keys.ts';
 import { toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { deletedMarkSql } from './deleted-actor-sql.ts';
 import { postHoldersSql } from './postgres-memberships.ts';
@@ -323,6 +323,12 @@ export async function applyRemovals(
   await lockGroups(candidates);
   const voided = candidates.filter((row) => voids(removals, row));
   if (voided.length === 0) return none;
+  // The voided actions' actors are put back at their newest action left (REFOLD_ACTORS), under the
+  // name that kept action holds. A deletion of one of them renames those rows under their profile's
+  // lock: held shared here, before any row is touched, the removal either reads the renamed rows or
+  // commits before the deletion's renames begin (which then see the rows it put back). Without it,
+  // a row put back while the deletion's rename waited was never renamed: the deleted user named again.
+  await lockKeys(client, [], [...new Set(voided.map((row) => row.actor_id))].map(profileLock));
 
   const groups = new Map<string, ActionRow>();
   for (const row of voided) groups.set(groupKey(row), row);

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { DELETED_USER_NAME } from '../../../../tray-service/domain/activity.ts';
 import { applyRemovals } from '../../../../tray-service/storage/postgres/apply-removals.ts';
+import { lockKeys, profileLock } from '../../../../tray-service/storage/postgres/lock-keys.ts';
 import type { SqlQuery } from '../../../../tray-service/storage/postgres/sql-conditions.ts';
 import { planOf } from './plan-of.ts';
 import { at, comment, join, leave, post, RETENTION_MS, useTray } from './tray-fixture.ts';
@@ -147,5 +149,71 @@ describe('storage/postgres removals in a large community', () => {
         b && { ...b, key: '', targetId: '', feed: null, lastActionId: b.lastActionId.replace('c-whole', '') },
       );
     }
+  });
+});
+
+// A comment deleted beside its author's account (both sent at once when an account goes): the
+// removal put the author back among the group's actors from a kept action it read before the
+// deletion's rename committed, and the deletion's rename, its snapshot older than that row, never
+// saw it: the group's next record named the deleted user again, with their image.
+describe('storage/postgres removals beside a user deletion', () => {
+  const tray = useTray();
+
+  it('never puts a deleted actor back under their old name', async function () {
+    this.timeout(30_000);
+    await tray.writes.applyPersonal(
+      [comment('p-gone', 'u-dana', 1, 'u-ana'), comment('p-gone', 'u-dana', 2, 'u-ana')],
+      tray.context(),
+    );
+    const second = (
+      await tray.pg.pool.query<{ action_id: string }>(
+        "SELECT action_id FROM tray_group_actions WHERE target_id = 'p-gone' ORDER BY at DESC LIMIT 1",
+      )
+    ).rows[0]?.action_id;
+    if (!second) throw new Error('no kept action');
+    const removal = await tray.pg.pool.connect();
+    const deletion = await tray.pg.pool.connect();
+    const watcher = await tray.pg.pool.connect();
+    try {
+      // The removal has refolded the actor from their kept action, not committed yet.
+      await removal.query('BEGIN');
+      await applyRemovals(removal, [{ kind: 'comment', id: second, postId: 'p-gone', at: at(3) }], {
+        now: tray.context().now,
+        retentionMs: RETENTION_MS,
+      });
+      // The deletion's transaction, as applyProfiles runs it: the profile's lock, then the renames.
+      await deletion.query('BEGIN');
+      const renamed = (async () => {
+        await lockKeys(deletion, [profileLock('u-dana')]);
+        for (const table of ['tray_target_actors', 'tray_group_actions'])
+          await deletion.query(
+            `UPDATE ${table} SET name = $1, image_url = NULL, avatar_custom_url = NULL, actor_deleted = true
+             WHERE actor_id = 'u-dana'`,
+            [DELETED_USER_NAME],
+          );
+        await deletion.query('COMMIT');
+      })();
+      // It waits on the removal (its lock, or the rows the removal replaced), then goes on.
+      for (let waited = 0; ; waited += 20) {
+        const { rows } = await watcher.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        if ((rows[0]?.n ?? 0) > 0) break;
+        if (waited > 10_000) throw new Error('the deletion never waited for the removal');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await removal.query('COMMIT');
+      await renamed;
+    } finally {
+      await removal.query('ROLLBACK').catch(() => undefined);
+      await deletion.query('ROLLBACK').catch(() => undefined);
+      removal.release();
+      deletion.release();
+      watcher.release();
+    }
+    const { rows } = await tray.pg.pool.query<{ name: string; actor_deleted: boolean }>(
+      "SELECT name, actor_deleted FROM tray_target_actors WHERE target_id = 'p-gone' AND actor_id = 'u-dana'",
+    );
+    expect(rows).to.deep.equal([{ name: DELETED_USER_NAME, actor_deleted: true }]);
   });
 });

@@ -15,7 +15,7 @@ import type { GroupingOptions } from './write-deliveries.ts';
 export async function reapplyDeletions(
   db: Db,
   alive: ReadonlySet<string>,
-  options: GroupingOptions,
+  options: Pick<GroupingOptions, 'owner' | 'now' | 'onWritten'>,
 ): Promise<void> {
   if (alive.size === 0) return;
   const deleted = await deletedAmong(db, alive);

@@ -16,6 +16,7 @@ import { recordCounts, removalChange } from '../../../domain/removal-tray-change
 import { countsUnkeptActions } from './kept-since.ts';
 import { recordRemovalOutcome } from './removal-outcomes.ts';
 import { repairGroupActors } from './repair-group-actors.ts';
+import { reapplyDeletions } from '../grouping/reapply-deletions.ts';
 import { takeOutVoided, type VoidedAction } from './take-out-voided.ts';
 import { storeTombstones } from './tombstones.ts';
 import type { RemovalWorkDoc } from './tray-removal-work-collection.ts';
@@ -174,13 +175,22 @@ export async function applyRemovals(
       await options.onWritten?.(records);
     },
   };
+  const putBack = new Set<string>();
   for (const [group, ids] of groups) {
-    if (ids.size > 0) await repairGroupActors(db, group, ids, keepUntil.get(group));
+    if (ids.size > 0)
+      for (const userId of await repairGroupActors(db, group, ids, keepUntil.get(group))) putBack.add(userId);
     for (const record of await recomputeGroupRecords(db, group, ids, recompute)) {
       after.delete(record.key);
       removed.push(record);
     }
   }
+  // An actor put back under the name their kept action held, deleted meanwhile: the deletion may
+  // have renamed what it read before the actor came back (repair-group-actors.ts).
+  await reapplyDeletions(db, putBack, {
+    owner: options.owner,
+    now: options.now,
+    onWritten: recompute.onWritten,
+  });
   if (options.eventKey !== undefined) {
     const changes = [...after.values(), ...removed].flatMap((record) => {
       const key = 'key' in record ? record.key : record._id;

@@ -35,13 +35,17 @@ function newestByActor<T extends ActorAction>(actions: Iterable<T>): Map<string,
  * `keepUntil`, the voided actions' latest expiry: the group's latest-expiring actor left takes it
  * when it is sooner. A removal leaves a record's lastUpdate where it was, and the purge keeps a
  * group's documents until the latest expiry among its actors (purge-kept-actions.ts).
+ *
+ * Returns the users put back, named as their kept action names them: a deletion of one of them
+ * that ran after that read renamed what it found before this insert, and the removal runs the
+ * deletion's rewrite again for them (reapply-deletions.ts).
  */
 export async function repairGroupActors(
   db: Db,
   group: string,
   voided: ReadonlySet<string>,
   keepUntil?: Date,
-): Promise<void> {
+): Promise<string[]> {
   const actors = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
   // Read by group and picked here, deleted by _id: FerretDB filters an $in over the whole collection.
   const docs = await actors
@@ -85,9 +89,11 @@ export async function repairGroupActors(
     });
   }
   if (refolded.length > 0) await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, refolded);
-  if (keepUntil === undefined) return;
+  const putBack = refolded.map((doc) => doc.actor.userId);
+  if (keepUntil === undefined) return putBack;
   let latest: Dated | undefined;
   for (const doc of [...left, ...refolded]) if (!latest || doc.expiresAt > latest.expiresAt) latest = doc;
   if (latest && latest.expiresAt < keepUntil)
     await actors.updateOne({ _id: latest._id }, { $set: { expiresAt: keepUntil } });
+  return putBack;
 }

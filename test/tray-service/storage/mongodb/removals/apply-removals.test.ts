@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { BSON, type Document } from 'mongodb';
+import { showsDeleted } from '../../../../../tray-service/domain/deleted-user.ts';
+import { applyProfileChanges } from '../../../../../tray-service/storage/mongodb/grouping/apply-profile-changes.ts';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import type { Removal } from '../../../../../tray-service/domain/removal.ts';
 import {
@@ -318,6 +320,48 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
       expiresAt: new Date(NOW),
     };
     expect(BSON.calculateObjectSize(note)).to.be.below(16 * 1024 * 1024);
+  });
+
+  // A comment deleted beside its author's account (both sent at once when an account goes): the
+  // removal put the author back among the group's actors from a kept action read before the
+  // deletion renamed it, after the deletion had renamed the actors: the group's records named the
+  // deleted user again, with their image.
+  it('never puts a deleted actor back under their old name', async () => {
+    await applyPersonalActivities(
+      mongo.db,
+      comments('p-14', [
+        ['u-dana', 'cm-14a', 1],
+        ['u-dana', 'cm-14b', 2],
+      ]),
+      options,
+    );
+    let deletedMeanwhile = false;
+    const racing = withCollectionMethod(
+      mongo.db,
+      TRAY_TARGET_ACTORS,
+      'insertMany',
+      (insertMany) =>
+        (async (docs: readonly Document[], ...rest: unknown[]) => {
+          if (!deletedMeanwhile) {
+            deletedMeanwhile = true;
+            // The deletion runs whole between the removal's read of the kept actions and its insert.
+            await applyProfileChanges(
+              mongo.db,
+              [{ userId: 'u-dana', displayName: 'Dana', deleted: true, at: NOW }],
+              { owner: 'job-2', now: () => NOW },
+            );
+          }
+          return (insertMany as (...args: unknown[]) => unknown)(docs, ...rest);
+        }) as unknown as typeof insertMany,
+    );
+    await applyRemovals(racing, [removalOf('cm-14b', 'p-14')], options);
+    expect(deletedMeanwhile, 'the removal put an actor back').to.equal(true);
+    const group = recordGroup('comment', 'p-14');
+    const actors = await mongo.db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS).find({ group }).toArray();
+    expect(actors.length).to.be.above(0);
+    for (const actor of actors) expect(showsDeleted(actor.actor), JSON.stringify(actor.actor)).to.equal(true);
+    const named = (await record(recordKey('comment', 'p-14', 'u-ana')))?.actors ?? [];
+    for (const actor of named) expect(showsDeleted(actor), JSON.stringify(actor)).to.equal(true);
   });
 
   it('tells each deleted record as it goes, so a later group’s failure loses none', async () => {
