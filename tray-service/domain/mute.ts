@@ -16,6 +16,15 @@ export const MAX_MUTES_IN_FORCE = 1000;
 export const MAX_MUTE_SPANS_PER_TARGET = 100;
 
 /**
+ * At most this many spans per user, of any targets, in force or ended within the records'
+ * retention (countsTowardSpanLimit): an ended span stays stored while a record of its user counts
+ * from before its end, and every delivery to the user, every list of their mutes and every PUT
+ * reads their spans, so muting new targets for a moment in a loop would grow them without bound.
+ * About a hundred new spans a day over a 90-day retention.
+ */
+export const MAX_MUTE_SPANS_PER_USER = 10_000;
+
+/**
  * One span of one mute of one user, judged by time like membership: in force from `createdAt`
  * (the tray's clock when it was put) until `until` passes or it is removed. Removed and expired
  * spans are kept for the records' retention, so a late delivery dated inside one stays held back.

@@ -496,9 +496,10 @@ export interface InboxPort {
    * user's mutes are in force changes nothing and answers 'too many' (a PUT of a target in force
    * never does). The count and the write are one step per user: PUTs of one user's mutes at once,
    * from any number of processes, never take it past `maxInForce`. Likewise a new span when
-   * `maxSpansPerTarget` spans of the user's of this target are stored (in force, or ended and not
-   * yet purged) answers 'too many spans': every delivery to the target reads them (unbounded by
-   * default).
+   * `maxSpansPerTarget` spans of the user's of this target are in force or ended within the
+   * retention answers 'too many spans': every delivery to the target reads them; and one when
+   * `maxSpansPerUser` of the user's spans of any targets are, 'too many user spans': every delivery
+   * to the user reads them (both unbounded by default).
    */
   putMute(
     userId: string,
@@ -508,7 +509,8 @@ export interface InboxPort {
     retentionDays: number,
     maxInForce: number,
     maxSpansPerTarget?: number,
-  ): Promise<Mute | 'too many' | 'too many spans'>;
+    maxSpansPerUser?: number,
+  ): Promise<Mute | 'too many' | 'too many spans' | 'too many user spans'>;
   /**
    * DELETE a mute: whether one was in force (domain/mute-changes.ts removeMute). One step against
    * the user's PUTs: a PUT of the target at once never undoes the removal it answered.

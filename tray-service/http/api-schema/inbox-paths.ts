@@ -66,13 +66,13 @@ export const inboxPaths: ZodOpenApiPathsObject = {
     put: {
       summary: 'Mute a post, a community or a user (again: changes only `until`)',
       description:
-        'A `post` mute covers the post and everything on it; `community` its posts and everything on them; `user` every activity of that actor. A mention of the caller passes post and community mutes. At most 1,000 mutes in force (code 400003 beyond), and 100 spans of one target in force or ended within the records’ retention (code 400004 beyond).',
+        'A `post` mute covers the post and everything on it; `community` its posts and everything on them; `user` every activity of that actor. A mention of the caller passes post and community mutes. At most 1,000 mutes in force (code 400003 beyond), 100 spans of one target and 10,000 of any targets in force or ended within the records’ retention (code 400004 beyond).',
       requestBody: { required: true, content: jsonContent(putMuteBody) },
       responses: {
         200: ok(muteBody),
         ...markErrors,
         400: errorResponse(
-          'A field failed validation (code 400001: another targetType, an empty targetId, an until not in the future or after 9999-12-31T23:59:59.999Z), 1,000 mutes are already in force (code 400003), or 100 mutes of the target are in force or ended within the retention (code 400004); nothing changed',
+          'A field failed validation (code 400001: another targetType, an empty targetId, an until not in the future or after 9999-12-31T23:59:59.999Z), 1,000 mutes are already in force (code 400003), or 100 mutes of the target, or 10,000 of any targets, are in force or ended within the retention (code 400004); nothing changed',
         ),
         410: userDeleted,
       },

@@ -49,7 +49,16 @@ export function createPostgresMutes(
   pool: pg.Pool,
 ): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
   return {
-    async putMute(userId, target: MuteTarget, until, now, retentionDays, maxInForce, maxSpansPerTarget) {
+    async putMute(
+      userId,
+      target: MuteTarget,
+      until,
+      now,
+      retentionDays,
+      maxInForce,
+      maxSpansPerTarget,
+      maxSpansPerUser,
+    ) {
       const keep = retentionDays * DAY_MS;
       return inTransaction(pool, async (client) => {
         // The count below and the insert are read committed: two PUTs of one user at once would
@@ -76,12 +85,18 @@ export function createPostgresMutes(
                  -- In force or ended within the retention (domain/mute.ts countsTowardSpanLimit).
                  AND ${MUTE_END} > $4::bigint - $6
                LIMIT $8) AS counted),
+           -- The user's spans of any targets in force or ended within the retention: those whose
+           -- expiry (the retention after their end) is past now, on the primary key's user prefix.
+           kept_by_user AS (
+             SELECT count(*) AS n FROM (
+               SELECT 1 FROM tray_mutes m WHERE m.user_id = $1 AND m.expires_at > $4::bigint
+               LIMIT $9) AS counted),
            started AS (
              INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
              SELECT $1, $2, $3, $4, $5, NULL,
                     CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
              WHERE NOT EXISTS (SELECT 1 FROM current) AND (SELECT n FROM in_force) < $7
-               AND (SELECT n FROM kept) < $8
+               AND (SELECT n FROM kept) < $8 AND (SELECT n FROM kept_by_user) < $9
              -- Removed at this very millisecond and put again: the span goes on.
              ON CONFLICT (user_id, target_type, target_id, created_at) DO UPDATE
                SET until_at = excluded.until_at, removed_at = NULL, expires_at = excluded.expires_at
@@ -97,20 +112,34 @@ export function createPostgresMutes(
             maxInForce,
             // bigint's largest: no limit (LIMIT takes it as a count).
             Number.isFinite(maxSpansPerTarget ?? Infinity) ? maxSpansPerTarget : NEVER,
+            Number.isFinite(maxSpansPerUser ?? Infinity) ? maxSpansPerUser : NEVER,
           ],
         );
         const [row] = result.rows;
         if (row) return toMute(row);
         // Neither updated nor inserted: no span in force, and a limit reached. Which one is read
         // under the same lock, so nothing of the user's changed since.
-        const inForce = await client.query<{ full: boolean }>(
-          `SELECT count(*) >= $3 AS full FROM (
-             SELECT 1 FROM tray_mutes
-             WHERE ${inForceAt('$2')}
-             LIMIT $3) AS counted`,
-          [userId, now, maxInForce],
+        const reached = await client.query<{ in_force: boolean; of_target: boolean }>(
+          `SELECT
+             (SELECT count(*) >= $3 FROM (
+                SELECT 1 FROM tray_mutes WHERE ${inForceAt('$2')} LIMIT $3) AS counted) AS in_force,
+             (SELECT count(*) >= $7 FROM (
+                SELECT 1 FROM tray_mutes m
+                WHERE m.user_id = $1 AND m.target_type = $4 AND m.target_id = $5 AND ${MUTE_END} > $2::bigint - $6
+                LIMIT $7) AS counted) AS of_target`,
+          [
+            userId,
+            now,
+            maxInForce,
+            target.targetType,
+            target.targetId,
+            keep,
+            Number.isFinite(maxSpansPerTarget ?? Infinity) ? maxSpansPerTarget : NEVER,
+          ],
         );
-        return inForce.rows[0]?.full ? 'too many' : 'too many spans';
+        const row0 = reached.rows[0];
+        if (row0?.in_force) return 'too many';
+        return row0?.of_target ? 'too many spans' : 'too many user spans';
       });
     },
 

@@ -8,7 +8,11 @@ import { aComment } from '../../../support/activity-builder.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
-import { MAX_MUTE_SPANS_PER_TARGET, MAX_MUTES_IN_FORCE } from '../../../../tray-service/domain/mute.ts';
+import {
+  MAX_MUTE_SPANS_PER_TARGET,
+  MAX_MUTE_SPANS_PER_USER,
+  MAX_MUTES_IN_FORCE,
+} from '../../../../tray-service/domain/mute.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
@@ -611,6 +615,38 @@ function inboxSuite(engine?: StorageEngine) {
       // Another target is another count.
       expect(
         (await call('u-looping', 'put', '/v3/mutes', { ...target, targetId: 'p-other' })).status,
+      ).to.equal(200);
+    });
+
+    it('refuses a new span of a user who started 10,000 within the retention with 400 (code 400004), changing nothing', async function () {
+      this.timeout(120_000);
+      const inbox = api.storage.inbox!;
+      // Each muted for a millisecond, one after another: ended at once, kept (and counted) for the
+      // retention, never more than one in force.
+      const mutedAt = (n: number) => NOW - 50_000 + 2 * n;
+      for (let start = 0; start < MAX_MUTE_SPANS_PER_USER; start += 50)
+        await Promise.all(
+          Array.from({ length: 50 }, (_, offset) =>
+            inbox.putMute(
+              'u-fleeting',
+              { targetType: 'post', targetId: `p-${start + offset}` },
+              mutedAt(start + offset) + 1,
+              mutedAt(start + offset),
+              90,
+              MAX_MUTES_IN_FORCE,
+            ),
+          ),
+        );
+      const refused = await call('u-fleeting', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-new' });
+      expect(refused.status).to.equal(400);
+      expect(refused.body).to.include({ status: 'error', code: 400004 });
+      expect(refused.body.message).to.match(
+        /this user started 10000 mutes within 90 days \(the records' retention\) of now/,
+      );
+      expect(await mutes('u-fleeting')).to.deep.equal([]);
+      // Another user is another count.
+      expect(
+        (await call('u-other', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-new' })).status,
       ).to.equal(200);
     });
 

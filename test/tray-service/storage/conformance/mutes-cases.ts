@@ -357,6 +357,49 @@ conformanceCase(
   { needs: 'inbox' },
 );
 
+// Each unmute, or mute whose `until` passed, leaves its span stored (a late delivery dated inside it
+// stays held back), and a user with a long-lived record keeps them all: muting new targets for a
+// moment in a loop grew one user's spans without bound, and every delivery to them, every list of
+// their mutes and every PUT read them all.
+conformanceCase(
+  'mutes: a new span past the limit of the user’s spans in force or ended within the retention changes nothing, until the oldest ended longer ago',
+  async (context) => {
+    const { id } = context;
+    const storage = await context.isolated();
+    const inbox = inboxOf(storage);
+    const ana = id('u-ana');
+    const LIMIT = 3;
+    const target = (n: number) => ({ targetType: 'post' as const, targetId: id(`p-brief-${n}`) });
+    const put = (n: number, now: number, until: number | null = null) =>
+      inbox.putMute(ana, target(n), until, now, RETENTION_DAYS, MAX_MUTES_IN_FORCE, 100, LIMIT);
+    // Three targets, each muted for a millisecond: three spans ended, none in force.
+    for (const n of [1, 2, 3]) expect(await put(n, NOW + n, NOW + n + 1)).to.include({ createdAt: NOW + n });
+    expect(await inbox.mutesInForce(ana, NOW + 10)).to.deep.equal([]);
+    expect(await put(4, NOW + 10)).to.equal('too many user spans');
+    expect(await inbox.mutesInForce(ana, NOW + 10)).to.deep.equal([]);
+    // Another user is another count.
+    expect(
+      await inbox.putMute(
+        id('u-ben'),
+        target(4),
+        null,
+        NOW + 10,
+        RETENTION_DAYS,
+        MAX_MUTES_IN_FORCE,
+        100,
+        LIMIT,
+      ),
+    ).to.include({ createdAt: NOW + 10 });
+    // Once the first ended longer ago than the retention, a new one starts.
+    const later = NOW + 2 + RETENTION_DAYS * DAY_MS + 1;
+    expect(await put(4, later - 2)).to.equal('too many user spans');
+    expect(await put(4, later)).to.include({ createdAt: later, until: null });
+    // In force: a PUT changes its end, whatever the count.
+    expect(await put(4, later + 1, later + 5)).to.include({ createdAt: later, until: later + 5 });
+  },
+  { needs: 'inbox' },
+);
+
 conformanceCase(
   'mutes: a new mute past the limit in force changes nothing; PUTs at once from two processes never take the user past it',
   async (context) => {
@@ -492,7 +535,7 @@ conformanceCase(
             seen.removed === order.removed,
         );
         // A span as [start, until, removed] in ms after the round's start: a message one can read.
-        const brief = (mute: Mute | 'too many' | 'too many spans' | undefined) =>
+        const brief = (mute: Mute | 'too many' | 'too many spans' | 'too many user spans' | undefined) =>
           typeof mute === 'object'
             ? [mute.createdAt, mute.until, mute.removedAt].map((t) => t && t - start)
             : mute;

@@ -53,7 +53,16 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
   };
 
   return {
-    putMute(userId, target, until, now, retentionDays, maxInForce, maxSpansPerTarget = Infinity) {
+    putMute(
+      userId,
+      target,
+      until,
+      now,
+      retentionDays,
+      maxInForce,
+      maxSpansPerTarget = Infinity,
+      maxSpansPerUser = Infinity,
+    ) {
       return withWriteLock(db, muteLockId(userId), async () => {
         const docs = await spanDocsOf(userId, target);
         const current = muteInForce(docs.map(toMute), target, now);
@@ -62,6 +71,17 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
         // In force or ended within the retention (not every span stored: see the domain's rule).
         const counted = docs.filter((doc) => countsTowardSpanLimit(doc, now, retentionDays * DAY_MS));
         if (!current && counted.length >= maxSpansPerTarget) return 'too many spans';
+        // The user's spans of any targets in force or ended within the retention: their expiry is
+        // past now (an ended span is kept the retention after its end), counted up to the limit.
+        if (
+          !current &&
+          Number.isFinite(maxSpansPerUser) &&
+          (await mutes.countDocuments(
+            { userId, expiresAt: { $gt: new Date(now) } },
+            { limit: maxSpansPerUser },
+          )) >= maxSpansPerUser
+        )
+          return 'too many user spans';
         // The span in force gets the new end (its start stays); without one a new span starts now,
         // replacing one removed at this very millisecond (the span goes on).
         const mute: Mute = current
