@@ -9,23 +9,42 @@ import type pg from 'pg';
  * instead (upsert-group-records.ts, `lateLeavers` deliveries). For a post kept just now there are
  * none, or the few stored in the moment since: one probe of the index of leaves by place per post,
  * whatever the size of the community. A post no longer kept (removed) has none.
+ *
+ * `only`: of these users alone (a late join's backfill, a fan-out to the joining member): read by
+ * the primary key's (community, user) prefix, not every leave of the community processed after
+ * each post, which a backfill of months of posts would read once per post.
  */
 export async function lateLeavers(
   client: pg.PoolClient,
   communityId: string,
   actionIds: readonly string[],
+  only?: readonly string[],
 ): Promise<string[]> {
-  if (actionIds.length === 0) return [];
-  const found = await client.query<{ user_id: string }>({
-    // Prepared once per connection: every fan-out runs it.
-    name: 'tray_late_leavers',
-    text: `SELECT DISTINCT l.user_id
-           FROM unnest($2::text[]) AS a(action_id)
-           JOIN tray_community_posts cp ON cp.community_id = $1 AND cp.action_id = a.action_id
-           JOIN tray_membership_changes l
-             ON l.community_id = $1 AND NOT l.joined AND l.processed > cp.processed AND l.at <= cp.at
-           ORDER BY 1`,
-    values: [communityId, [...actionIds]],
-  });
+  if (actionIds.length === 0 || only?.length === 0) return [];
+  const found = await client.query<{ user_id: string }>(
+    only === undefined
+      ? {
+          // Prepared once per connection: every fan-out runs it.
+          name: 'tray_late_leavers',
+          text: `SELECT DISTINCT l.user_id
+                 FROM unnest($2::text[]) AS a(action_id)
+                 JOIN tray_community_posts cp ON cp.community_id = $1 AND cp.action_id = a.action_id
+                 JOIN tray_membership_changes l
+                   ON l.community_id = $1 AND NOT l.joined AND l.processed > cp.processed AND l.at <= cp.at
+                 ORDER BY 1`,
+          values: [communityId, [...actionIds]],
+        }
+      : {
+          name: 'tray_late_leavers_among',
+          text: `SELECT DISTINCT l.user_id
+                 FROM unnest($2::text[]) AS a(action_id)
+                 JOIN tray_community_posts cp ON cp.community_id = $1 AND cp.action_id = a.action_id
+                 JOIN tray_membership_changes l
+                   ON l.community_id = $1 AND l.user_id = ANY($3::text[]) AND NOT l.joined
+                     AND l.processed > cp.processed AND l.at <= cp.at
+                 ORDER BY 1`,
+          values: [communityId, [...actionIds], [...only]],
+        },
+  );
   return found.rows.map((row) => row.user_id);
 }

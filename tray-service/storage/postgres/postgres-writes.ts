@@ -230,14 +230,12 @@ export function createPostgresWrites(
       // transaction: a leave that committed before that statement's snapshot is found here, one
       // after it left its user in the memberships the statement read (a user found here the
       // statement reached too has their record as it is, unchanged: nothing written).
-      const only = deliveries.only && new Set(deliveries.only);
-      const users = (
-        await lateLeavers(
-          client,
-          deliveries.communityId,
-          live.map((activity) => activity.lastActionId),
-        )
-      ).filter((user) => !only || only.has(user));
+      const users = await lateLeavers(
+        client,
+        deliveries.communityId,
+        live.map((activity) => activity.lastActionId),
+        deliveries.only,
+      );
       if (users.length === 0) return written;
       return [
         ...written,

@@ -532,6 +532,32 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     });
   });
 
+  // A late join's backfill is a fan-out to the joining member alone. Its look-up of leaves
+  // processed after each post read every such leave of the community and kept the member's in
+  // JavaScript: per post of the backfill, the whole community's churn since, under its post lock.
+  describe('a late join beside many late leaves of others', () => {
+    it('reads only the joining member’s leaves for the posts it backfills', async () => {
+      await tray.writes.fanOutPosts('c-churn', [post('c-churn', 'u-poster', 5)], tray.context());
+      // Leaves dated before the post, processed after it: late leavers of it, each of them.
+      await tray.writes.applyMemberships(
+        Array.from({ length: 40 }, (_, n) => leave('c-churn', `u-left-${n}`, 1)),
+        tray.context(),
+      );
+      const found: number[] = [];
+      const observed = aroundClientQueries(tray.pg.pool, async (text, run) => {
+        const result = await run();
+        const name = (text as { name?: unknown } | undefined)?.name;
+        if (typeof name === 'string' && name.startsWith('tray_late_leavers'))
+          found.push(result.rowCount ?? 0);
+        return result;
+      });
+      await createPostgresWrites(observed).applyMemberships([join('c-churn', 'u-new', 0)], tray.context());
+      expect(found.length, 'late-leaver look-ups of the backfill').to.be.above(0);
+      expect(found, 'users each look-up returned').to.deep.equal(found.map(() => 0));
+      expect(await tray.record('u-new', 'post', 'c-churn')).to.not.equal(undefined);
+    });
+  });
+
   describe('actions kept for leaves and joins processed late', () => {
     const kept = async () =>
       (
