@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,28 @@ async function consumeAll(redisUrl: string, prefix: string, expected: number): P
       if (internals[flag!] === true && typeof connection === 'object') connection.disconnect();
     }
   }
+}
+
+/** POSTs a signed `body` whose headers go at once and whose body `lateMs` after; answers the status. */
+function postLate(server: Server, body: string, lateMs: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: (server.address() as AddressInfo).port,
+        path: '/webhooks',
+        method: 'POST',
+        headers: { ...signedHeaders(body), 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.flushHeaders();
+    setTimeout(() => req.end(body), lateMs);
+  });
 }
 
 /** A counter of the receiver's /metrics, by a label's value (0 while not reported). */
@@ -213,24 +235,7 @@ describe('receiver while Redis is down', function () {
       redis.process.kill('SIGSTOP');
       try {
         const started = performance.now();
-        const status = await new Promise<number>((resolve, reject) => {
-          const req = httpRequest(
-            {
-              host: '127.0.0.1',
-              port: (server.address() as AddressInfo).port,
-              path: '/webhooks',
-              method: 'POST',
-              headers: { ...signedHeaders(body), 'content-length': Buffer.byteLength(body) },
-            },
-            (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            },
-          );
-          req.on('error', reject);
-          req.flushHeaders();
-          setTimeout(() => req.end(body), 600);
-        });
+        const status = await postLate(server, body, 600);
         const elapsed = performance.now() - started;
         expect(status).to.equal(200);
         expect(elapsed, 'ms from the request to its answer').to.be.below(ackDeadlineMs);
@@ -261,24 +266,7 @@ describe('receiver while Redis is down', function () {
         );
       try {
         const before = await enqueues();
-        const status = await new Promise<number>((resolve, reject) => {
-          const req = httpRequest(
-            {
-              host: '127.0.0.1',
-              port: (server.address() as AddressInfo).port,
-              path: '/webhooks',
-              method: 'POST',
-              headers: { ...signedHeaders(body), 'content-length': Buffer.byteLength(body) },
-            },
-            (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            },
-          );
-          req.on('error', reject);
-          req.flushHeaders();
-          setTimeout(() => req.end(body), 1_100);
-        });
+        const status = await postLate(server, body, 1_100);
         expect(status).to.equal(200);
         expect(await enqueues()).to.equal(before);
       } finally {

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import request from 'supertest';
 import { setTimeout } from 'node:timers/promises';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
-import { seedActivities } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
+import { markedWhileAway } from './support/marked-while-away.ts';
 import { dataOf, named, openSse, type SseStream } from './support/sse-client.ts';
 
 const STREAM = '/notifications/v3/stream';
@@ -25,18 +24,7 @@ describe('a catch-up of records changed at one time, dropped midway', function (
 
   it('resumes after the last record it got, sending none of those again', async () => {
     const base = tray.instance(0).base;
-    const now = Date.now();
-    const activities = Array.from({ length: RECORDS }, (_, i) =>
-      seedActivities({ userId: user, targetId: `p-${i}`, lastUpdate: now - 100_000 - i }),
-    ).flat();
-    await tray.worker.storage.writes.applyPersonal(activities, { now: now - 100_000, retentionDays: 90 });
-    const first = await openSse(`${base}${STREAM}`, { Authorization: await bearer(user) });
-    const away = (await first.next(named('unread'))).id ?? '';
-    first.close();
-    await request(base)
-      .get('/notifications/v3/mark-all-as-read')
-      .set('Authorization', await bearer(user))
-      .expect(200);
+    const away = await markedWhileAway(tray.worker.storage, base, user, RECORDS);
     // The marks settle: a catch-up read later than this is sure no state of that time is to land.
     await setTimeout(SETTLE_MS + 200);
 

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import request from 'supertest';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
-import { seedActivities } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
+import { markedWhileAway } from './support/marked-while-away.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 
 const STREAM = '/notifications/v3/stream';
@@ -19,18 +18,8 @@ describe('a resumed stream that missed more than a megabyte of records', functio
 
   it('receives every one of them, each connection getting further', async () => {
     const base = tray.instance(0).base;
-    const now = Date.now();
-    const activities = Array.from({ length: RECORDS }, (_, i) =>
-      seedActivities({ userId: user, targetId: `p-${i}`, lastUpdate: now - 100_000 - i }),
-    ).flat();
-    await tray.worker.storage.writes.applyPersonal(activities, { now: now - 100_000, retentionDays: 90 });
-    const first = await openSse(`${base}${STREAM}`, { Authorization: await bearer(user) });
-    let lastId = (await first.next(named('unread'))).id ?? '';
-    first.close();
     // Every record changes while the app is away.
-    await request(base)
-      .get('/notifications/v3/mark-all-as-read')
-      .set('Authorization', await bearer(user));
+    let lastId = await markedWhileAway(tray.worker.storage, base, user, RECORDS);
 
     const received = new Set<string>();
     const progress: number[] = [];
