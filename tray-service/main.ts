@@ -2,6 +2,7 @@ import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
 import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
+import type { Server } from 'node:http';
 import { closeServer, listen, listenedOrExit } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
@@ -51,7 +52,7 @@ import { PLATFORM_SCHEME_ONLY, type PlatformWebhooks } from './domain/platform-w
 import { openStorage } from './storage/open-storage.ts';
 import { isPermanentStorageError } from './storage/permanent-storage-error.ts';
 import { startWorker } from './worker/start-worker.ts';
-import { startSnoozeWakeLoop } from './worker/snooze-wake-loop.ts';
+import { startSnoozeWakeLoop, type SnoozeWakeLoop } from './worker/snooze-wake-loop.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
 // TRAY_ROLE: the API with its streams, the queue's worker, or both (docs/scaling.md).
@@ -160,8 +161,20 @@ registerQueueDepthGauge(
 // finished it first (its job still retrying or dead-lettered).
 const announce = createEventAnnouncer(redis, config.STREAM_REDIS_PREFIX, logger);
 
-const worker = runsWorker
-  ? await startWorker({
+/**
+ * What start-up has started so far, for the shutdown registered below. It is registered before the
+ * worker starts taking jobs: a SIGTERM from then on (a rollout superseded, a scale-down while
+ * starting) stops what runs, the worker's jobs finished, where Node's default ended the process by
+ * the signal mid-job. What starts after the signal is ended by the process's exit.
+ */
+const started: {
+  wakeLoop?: SnoozeWakeLoop;
+  api?: Awaited<ReturnType<typeof startApi>>;
+  servers: Server[];
+} = { servers: [] };
+
+const workerStarting = runsWorker
+  ? startWorker({
       queue,
       storage,
       logger,
@@ -178,7 +191,40 @@ const worker = runsWorker
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
       announce,
     })
-  : undefined;
+  : Promise.resolve(undefined);
+
+onShutdown(logger, async () => {
+  const steps = shutdownSteps();
+  // Stop accepting first (closeServer does at once, then drains): a stream opening later would
+  // miss the streams' close below and hold the drain. One still being authorised now opens on a
+  // closed hub, which ends it at once with a retry hint.
+  const drained = Promise.all(started.servers.map((server) => steps.run(() => closeServer(server))));
+  // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
+  // not keep the worker taking jobs until the deadline kills it mid-job. One still starting is
+  // stopped once it has.
+  // So do the moderation decisions' deliveries: each taken during the drain would hold the
+  // shutdown for up to MODERATION_WEBHOOK_TIMEOUT_MS after it.
+  const worker = await workerStarting.catch(() => undefined);
+  const { wakeLoop } = started;
+  const stopped = Promise.all([
+    wakeLoop && steps.run(() => wakeLoop.stop()),
+    worker && steps.run(() => worker.close()),
+    steps.run(() => moderation.stopTaking()),
+  ]);
+  const { api } = started;
+  await Promise.all([drained, stopped, api && steps.run(() => api.closeStreams())]);
+  await steps.run(() => api?.stop());
+  await steps.run(() => moderation.close());
+  // A worker closes its queue itself, or leaves it when its jobs wait on a storage that went away
+  // (they stall, and another worker runs them): closing it again here would wait for those very
+  // jobs, for ever.
+  if (!worker) await steps.run(() => queue.close());
+  await steps.run(() => redis.disconnect());
+  await steps.run(() => storage.close());
+  steps.finish();
+});
+
+await workerStarting;
 
 // Every tray process, whatever its role, wakes ended snoozes: the storage claims each record for
 // one of them, and the woken records reach every instance's streams through Redis.
@@ -188,6 +234,7 @@ const wakeLoop = startSnoozeWakeLoop({
   logger,
   intervalMs: config.TRAY_WAKE_INTERVAL_MS,
 });
+started.wakeLoop = wakeLoop;
 
 // Failed authentications per address, one count for the tray API, the admin listener and a
 // worker-only process's /metrics (its METRICS_TOKEN is guessed like any other).
@@ -316,6 +363,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
 }
 
 const api = runsApi && jwtConfig ? await startApi(jwtConfig) : undefined;
+started.api = api;
 // A worker-only process still answers operators: health, readiness and metrics.
 const app =
   api?.app ??
@@ -339,7 +387,9 @@ const server = await listenedOrExit(
     hostVariable: listenHostVariable(config, 'TRAY_HOST', config.TRAY_HOST),
   }),
 );
+started.servers.push(server);
 const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
+if (metricsServer) started.servers.push(metricsServer);
 // The admin API on its own listener (loopback unless ADMIN_HOST), never on the public port.
 const adminServer = api?.adminApp
   ? await listenedOrExit(
@@ -352,40 +402,10 @@ const adminServer = api?.adminApp
       }),
     )
   : undefined;
+if (adminServer) started.servers.push(adminServer);
 if (adminServer) {
   logger.info({ host: config.ADMIN_HOST, port: config.ADMIN_PORT }, 'admin API listening');
 } else if (api) {
   logger.info('admin API off: set ADMIN_TOKEN (or ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER) to serve it');
 }
 logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
-
-onShutdown(logger, async () => {
-  const steps = shutdownSteps();
-  // Stop accepting first (closeServer does at once, then drains): a stream opening later would
-  // miss the streams' close below and hold the drain. One still being authorised now opens on a
-  // closed hub, which ends it at once with a retry hint.
-  const drained = Promise.all([
-    steps.run(() => closeServer(server)),
-    adminServer && steps.run(() => closeServer(adminServer)),
-    metricsServer && steps.run(() => closeServer(metricsServer)),
-  ]);
-  // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
-  // not keep the worker taking jobs until the deadline kills it mid-job.
-  // So do the moderation decisions' deliveries: each taken during the drain would hold the
-  // shutdown for up to MODERATION_WEBHOOK_TIMEOUT_MS after it.
-  const stopped = Promise.all([
-    steps.run(() => wakeLoop.stop()),
-    worker && steps.run(() => worker.close()),
-    steps.run(() => moderation.stopTaking()),
-  ]);
-  await Promise.all([drained, stopped, api && steps.run(() => api.closeStreams())]);
-  await steps.run(() => api?.stop());
-  await steps.run(() => moderation.close());
-  // A worker closes its queue itself, or leaves it when its jobs wait on a storage that went away
-  // (they stall, and another worker runs them): closing it again here would wait for those very
-  // jobs, for ever.
-  if (!worker) await steps.run(() => queue.close());
-  await steps.run(() => redis.disconnect());
-  await steps.run(() => storage.close());
-  steps.finish();
-});

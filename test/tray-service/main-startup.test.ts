@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
 import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 import { usePostgres } from '../support/use-postgres.ts';
+import { migrate } from '../../tray-service/storage/postgres/migrate.ts';
 import { testStack } from '../support/test-stack.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { uniqueName } from '../support/suite-resources.ts';
@@ -233,5 +234,63 @@ describe('tray-service/main.ts start-up', function () {
     const fatal = fatalLines(started.output());
     expect(fatal).to.have.lengthOf(1);
     expect(fatal[0]).to.include('"variable":"DATABASE_URL"');
+  });
+});
+
+// Between the dependency waits (which end on a signal themselves) and the listeners, a SIGTERM met
+// Node's default and ended the process by the signal: a worker's jobs cut mid-apply, no "shutting
+// down" line, an exit the orchestrator reads as a crash. The shutdown is registered before the
+// worker starts taking jobs now, and stops what has started.
+describe('tray-service/main.ts signalled while it starts', function () {
+  this.timeout(60_000);
+  const postgres = usePostgres();
+
+  it('shuts down as at any other time: one "shutting down" line, an exit code of its own', async () => {
+    await migrate(postgres.pool);
+    // The API's ban cache reads the stored bans at start-up (no list published under this
+    // prefix yet): held here, start-up waits there, past the worker's start.
+    const holder = await postgres.pool.connect();
+    let child: ChildProcess | undefined;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE user_bans IN ACCESS EXCLUSIVE MODE');
+      const started = await startScript(
+        'tray-service/main.ts',
+        trayEnv({
+          DATABASE_URL: postgres.url,
+          REDIS_URL: testStack().redisUrl,
+          TRAY_PORT: String(await freePort()),
+          TRAY_ROLE: 'all',
+          BAN_REDIS_PREFIX: uniqueName('signalled-bans'),
+        }),
+        /platform webhooks: only their events change the tray/,
+      );
+      child = started.child;
+      await waitFor(
+        async () => {
+          const { rows } = await postgres.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return (rows[0]?.n ?? 0) > 0;
+        },
+        20_000,
+        'start-up to wait for the stored bans',
+      );
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        started.child.once('exit', (code, signal) => resolve([code, signal])),
+      );
+      started.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.query('ROLLBACK');
+      const [code, signal] = await exited;
+      expect(signal, started.output()).to.equal(null);
+      expect(code, started.output()).to.be.a('number');
+      expect(started.output()).to.include('"msg":"shutting down"');
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 });
