@@ -21,28 +21,19 @@ export async function lateLeavers(
   only?: readonly string[],
 ): Promise<string[]> {
   if (actionIds.length === 0 || only?.length === 0) return [];
+  // Prepared once per connection (every fan-out runs it), one statement with `only` and one without.
+  const text = (among: string) => `SELECT DISTINCT l.user_id
+    FROM unnest($2::text[]) AS a(action_id)
+    JOIN tray_community_posts cp ON cp.community_id = $1 AND cp.action_id = a.action_id
+    JOIN tray_membership_changes l
+      ON l.community_id = $1 ${among} AND NOT l.joined AND l.processed > cp.processed AND l.at <= cp.at
+    ORDER BY 1`;
   const found = await client.query<{ user_id: string }>(
     only === undefined
-      ? {
-          // Prepared once per connection: every fan-out runs it.
-          name: 'tray_late_leavers',
-          text: `SELECT DISTINCT l.user_id
-                 FROM unnest($2::text[]) AS a(action_id)
-                 JOIN tray_community_posts cp ON cp.community_id = $1 AND cp.action_id = a.action_id
-                 JOIN tray_membership_changes l
-                   ON l.community_id = $1 AND NOT l.joined AND l.processed > cp.processed AND l.at <= cp.at
-                 ORDER BY 1`,
-          values: [communityId, [...actionIds]],
-        }
+      ? { name: 'tray_late_leavers', text: text(''), values: [communityId, [...actionIds]] }
       : {
           name: 'tray_late_leavers_among',
-          text: `SELECT DISTINCT l.user_id
-                 FROM unnest($2::text[]) AS a(action_id)
-                 JOIN tray_community_posts cp ON cp.community_id = $1 AND cp.action_id = a.action_id
-                 JOIN tray_membership_changes l
-                   ON l.community_id = $1 AND l.user_id = ANY($3::text[]) AND NOT l.joined
-                     AND l.processed > cp.processed AND l.at <= cp.at
-                 ORDER BY 1`,
+          text: text('AND l.user_id = ANY($3::text[])'),
           values: [communityId, [...actionIds], [...only]],
         },
   );
