@@ -59,10 +59,11 @@ export interface Spool {
   drain(handler: (job: EncodedWebhookJob) => Promise<void>, signal?: AbortSignal): Promise<number>;
   /**
    * Throws if the spool directory cannot be written (readiness): the directory is gone or not
-   * writable, or the last append failed. Writes nothing while appends work, so a flood of probes
-   * costs no disk flush. After a failed append it writes a probe file, at most once per
-   * `probeIntervalMs`, and reports the spool writable again once that works: with Redis back,
-   * nothing else would be spooled to show the disk recovered.
+   * writable, the last append failed, or an append has waited past `stalledAfterMs` for its
+   * write. Writes nothing while appends work, so a flood of probes costs no disk flush. After a
+   * failed append it writes a probe file, at most once per `probeIntervalMs`, and reports the
+   * spool writable again once that works: with Redis back, nothing else would be spooled to show
+   * the disk recovered.
    */
   checkWritable(): Promise<void>;
   /**
@@ -80,6 +81,8 @@ const OWNER_CHECK_MS = 5_000;
 const ADOPT_QUIET_MS = 60_000;
 /** SpoolOptions.maxPendingBytes's default. */
 const MAX_PENDING_BYTES = 64 * 1024 * 1024;
+/** SpoolOptions.stalledAfterMs's default. */
+const STALLED_AFTER_MS = 1_500;
 
 export interface SpoolOptions {
   /** A segment is closed once it grows past this, so a drain never reads a huge file. */
@@ -108,6 +111,12 @@ export interface SpoolOptions {
    * is taken whatever its size while nothing waits, so no event is too large for the spool.
    */
   maxPendingBytes?: number;
+  /**
+   * checkWritable fails while an append has waited this long (ms; default 1,500, the receiver's
+   * budget for a spooled answer) for its write: an fsync that does not return (a stalled volume)
+   * fails no write, yet every delivery spooled meanwhile is answered 503.
+   */
+  stalledAfterMs?: number;
 }
 
 /**
@@ -142,6 +151,7 @@ async function openInstance(
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
   const maxPendingBytes = options.maxPendingBytes ?? MAX_PENDING_BYTES;
+  const stalledAfterMs = options.stalledAfterMs ?? STALLED_AFTER_MS;
   const dir = join(root, instance);
   let foreign = 0;
   /** Foreign entries reported, each once however often the folder is looked at. */
@@ -185,7 +195,9 @@ async function openInstance(
   const progress = new Map<string, number>();
   /** Segments whose every event was handed over but whose delete failed (removeDrained). */
   const drainedNotDeleted = new Set<string>();
-  let pending: { line: string; done: () => void; fail: (error: unknown) => void }[] = [];
+  let pending: { line: string; at: number; done: () => void; fail: (error: unknown) => void }[] = [];
+  /** When the oldest append of the flush under way was made (none while no flush runs). */
+  let flushingSince: number | undefined;
   /** Bytes of the lines appended and not yet settled: in `pending`, or in the flush under way. */
   let pendingBytes = 0;
   let flushQueued = false;
@@ -259,6 +271,7 @@ async function openInstance(
     flushQueued = false;
     const batch = pending;
     pending = [];
+    flushingSince = batch[0]?.at;
     /** The segment the group was counted against, once it was. */
     let countedIn: number | undefined;
     try {
@@ -281,6 +294,7 @@ async function openInstance(
       writeFailure = undefined;
     } catch (error) {
       writeFailure = { error, at: performance.now() };
+      flushingSince = undefined;
       // Answered before the handle is closed, here and below: a close that stalls as well must
       // not hold the answers, nor keep their bytes counted against maxPendingBytes.
       for (const entry of batch) entry.fail(error);
@@ -298,6 +312,7 @@ async function openInstance(
       await closeActive();
       return;
     }
+    flushingSince = undefined;
     for (const entry of batch) entry.done();
     if (active !== undefined && active.bytes >= maxSegmentBytes) await closeActive();
   };
@@ -445,7 +460,7 @@ async function openInstance(
           pendingBytes -= bytes;
           reject(error);
         };
-        pending.push({ line, done, fail });
+        pending.push({ line, at: performance.now(), done, fail });
         if (!flushQueued) {
           flushQueued = true;
           void exclusive(flush);
@@ -464,6 +479,13 @@ async function openInstance(
     },
     async checkWritable() {
       if (writeFailure !== undefined) await probeAfterFailure(writeFailure);
+      // The oldest append not yet settled: the flush's, else the first waiting for the next one.
+      const oldest = flushingSince ?? pending[0]?.at;
+      const waitedMs = oldest === undefined ? 0 : Math.round(performance.now() - oldest);
+      if (waitedMs > stalledAfterMs)
+        throw Object.assign(new Error(`spool writes stalled: an append has waited ${waitedMs} ms`), {
+          code: 'ESTALLED',
+        });
       // Removed by hand or by a cleaner while nothing was written (Redis healthy, nothing spooled):
       // made again here, or nothing would until a write failed, and /readyz would say unwritable
       // until then. In turn with the appends, as a write's own re-make after a failure is.

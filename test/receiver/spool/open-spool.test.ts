@@ -553,6 +553,33 @@ describe('the spool', () => {
       await spool.close();
     });
 
+    // Only a failed write, a missing folder or a folder without rights made the check fail: with
+    // Redis down and an fsync that never returned, every delivery was answered 503 (late, then
+    // full) while /readyz said the spool was fine, so a balancer kept sending to this receiver.
+    it('reports the spool unwritable while an append has waited past stalledAfterMs, and writable once the disk answers', async () => {
+      const spool = await openSpool(dir, { stalledAfterMs: 200 });
+      await spool.append(job(0));
+      const disk = await stallDiskCalls(dir, 'sync');
+      let waiting: Promise<void> | undefined;
+      try {
+        waiting = spool.append(job(1));
+        await waitFor(() => disk.waiting() === 1, 5_000, 'the fsync of the append');
+        // Not stalled yet: a write in progress is how every append goes.
+        await spool.checkWritable();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await expect(spool.checkWritable()).to.be.rejectedWith(
+          /spool writes stalled: an append has waited \d+ ms/,
+        );
+      } finally {
+        disk.restore();
+        disk.answer();
+      }
+      await waiting;
+      await spool.checkWritable();
+      expect(await spool.drain(async () => undefined)).to.equal(2);
+      await spool.close();
+    });
+
     it('takes an event larger than maxPendingBytes while nothing else waits', async () => {
       const spool = await openSpool(dir, { maxPendingBytes: 10 });
       await spool.append(job(0));
