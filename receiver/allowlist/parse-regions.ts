@@ -1,11 +1,12 @@
+import { listEntries } from '../../shared/text/list-entries.ts';
 import { regionIds, type RegionId } from './regional-addresses.ts';
 
-/** Parses `sg,eu,us` (any subset, any order); an unknown entry throws naming it and the valid ones. */
+/**
+ * Parses `sg,eu,us` (any subset, any order); an unknown entry throws naming it and the valid ones,
+ * an empty one (`sg,,eu`, a variable left unset) naming its place.
+ */
 export function parseRegions(text: string): RegionId[] {
-  const entries = text
-    .split(',')
-    .map((entry) => entry.trim().toLowerCase())
-    .filter((entry) => entry !== '');
+  const entries = listEntries(text).map((entry) => entry.toLowerCase());
   for (const entry of entries) {
     if (!(regionIds as string[]).includes(entry)) {
       throw new Error(

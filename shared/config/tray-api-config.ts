@@ -4,6 +4,7 @@ import { durationSeconds, identifier, onOff, positiveInt, wholeNumber } from './
 import { corsOrigins } from './cors-origins.ts';
 import { secureUrl } from './secure-url.ts';
 import { ConfigError } from '../errors/config-error.ts';
+import { listEntries } from '../text/list-entries.ts';
 
 /** JWS algorithms the tray verifies with a public key (JWT_PUBLIC_KEY, JWT_JWKS_URL). */
 export const asymmetricAlgorithms = [
@@ -21,17 +22,24 @@ export const asymmetricAlgorithms = [
 /** JWS algorithms the tray verifies with JWT_SECRET. */
 export const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
 
-/** A comma-separated list of JWS algorithms; `none` is not a signature algorithm and is never accepted. */
-const algorithmList = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()))
-  .refine(
-    (items) =>
-      items.length > 0 && items.every((item) => [...hmacAlgorithms, ...asymmetricAlgorithms].includes(item)),
-    {
-      error: `expected a comma-separated list of ${[...hmacAlgorithms, ...asymmetricAlgorithms].join(', ')}`,
-    },
-  );
+/**
+ * A comma-separated list of JWS algorithms; `none` is not a signature algorithm and is never
+ * accepted. An empty entry is named by its place, an unknown one by its name.
+ */
+const algorithmList = z.string().transform((value, ctx) => {
+  const known = [...hmacAlgorithms, ...asymmetricAlgorithms];
+  try {
+    const items = listEntries(value);
+    const unknown = items.find((item) => !known.includes(item));
+    if (unknown !== undefined)
+      throw new Error(`"${unknown}" is not a JWS algorithm the tray verifies; expected ${known.join(', ')}`);
+    if (items.length === 0) throw new Error(`expected a comma-separated list of ${known.join(', ')}`);
+    return items;
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 
 /** Variables of the tray service's tray and block-list HTTP API: auth, rate limits. */
 export const trayApiShape = {

@@ -24,6 +24,28 @@ describe('tray API configuration', () => {
     });
   });
 
+  // Split on commas alone, `RS256,` (a variable left unset after the comma) stopped start-up with
+  // the list of every algorithm, as if RS256 were wrong; every other list names such an entry.
+  describe('JWT_ALGORITHMS', () => {
+    it('names an empty entry by its place, and an unknown one by its name', () => {
+      for (const [value, message] of [
+        ['HS256,', 'JWT_ALGORITHMS: entry 2 is empty'],
+        ['HS256,,HS384', 'JWT_ALGORITHMS: entry 2 is empty'],
+        ['HS256, none', 'JWT_ALGORITHMS: "none" is not a JWS algorithm the tray verifies; expected'],
+      ])
+        expect(() => loadTrayConfig({ JWT_SECRET: SECRET, JWT_ALGORITHMS: value }), value)
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.includes(message);
+    });
+
+    it('reads a list with spaces', () => {
+      expect(
+        loadTrayConfig({ JWT_SECRET: SECRET, JWT_ALGORITHMS: ' HS256 , HS512' }).JWT_ALGORITHMS,
+      ).to.deep.equal(['HS256', 'HS512']);
+    });
+  });
+
   describe('resolveJwtConfig', () => {
     it('fails naming the three variables when no key source is set', () => {
       expect(() => resolveJwtConfig({}))
