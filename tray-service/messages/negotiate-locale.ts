@@ -121,10 +121,11 @@ function choose(
   wildcard: string | undefined,
 ): string | undefined {
   // `*` stands for the languages the header does not name (RFC 4647): a default it names has the
-  // weight it gave it there (`en;q=0.1, ru;q=0.8, *;q=0.9` prefers ru).
+  // weight it gave it there (`en;q=0.1, ru;q=0.8, *;q=0.9` prefers ru). A range of the default's
+  // language names it whatever the region (`pt` or `pt-PT` names pt-BR), as it would reach it.
   const wildcardNamed =
     wildcard !== undefined &&
-    tags.some((tag) => tag !== '*' && lookup([wildcard], tag, refusesNothing) === wildcard);
+    tags.some((tag) => tag !== '*' && sibling([wildcard], tag, refusesNothing) === wildcard);
   for (const tag of tags) {
     if (tag === '*') {
       // Not the default the header refused by name (`en;q=0, *`), nor one it ranked itself.

@@ -104,6 +104,14 @@ describe('locale negotiation', () => {
       expect(negotiate(undefined, 'uk, en;q=0.1, *;q=0.5')).to.equal('en');
       expect(negotiate(undefined, 'en-US;q=0.1, de;q=0.5, *;q=0.9')).to.equal('de');
     });
+    // A default with a region (pt-BR) was named only by a range it shortens to: `pt` or `pt-PT`,
+    // which name it too (a language range names all its regions, another region counts as the
+    // range's), let `*` give it above the ranges the header ranked over it.
+    it('counts a default with a region as named by its language or another of its regions', () => {
+      for (const header of ['pt;q=0.1, ru;q=0.8, *;q=0.9', 'pt-PT;q=0.1, ru;q=0.8, *;q=0.9'])
+        expect(negotiateLocale(shipped, 'pt-BR', undefined, header), header).to.equal('ru');
+      expect(negotiateLocale(shipped, 'pt-BR', undefined, 'de;q=0.1, ru;q=0.8, *;q=0.9')).to.equal('pt-BR');
+    });
   });
 
   describe('with nothing usable', () => {
