@@ -315,9 +315,11 @@ export interface EventsPort {
   /**
    * Records when the worker finished applying a stored event. The first call per event counts its
    * lag (appliedAt - receivedAt) into its minute's histogram and resolves true; later calls (a
-   * retried or replayed job) change nothing and resolve false.
+   * retried or replayed job) change nothing and resolve false, except those with the first
+   * call's `by` (its maker: one job attempt), which resolve true again: a rerun of a call whose
+   * answer was lost after its mark committed learns it made the mark.
    */
-  markApplied(event: Pick<StoredEvent, 'key' | 'receivedAt'>, appliedAt: Date): Promise<boolean>;
+  markApplied(event: Pick<StoredEvent, 'key' | 'receivedAt'>, appliedAt: Date, by?: string): Promise<boolean>;
   /**
    * Unexpired events per minute of receipt, by name, for the minutes in [since, until) that have
    * any, oldest first: a rollup kept as events are stored (each stored event counted once), never

@@ -159,11 +159,28 @@ function restates(stored: StoredEvent, outcome: EventOutcome): boolean {
  * partial run leaves the same state. It all runs in the job's scope (shared/async/job-scope.ts), so
  * storage can tell a retry of this job from another job's write without the port naming how.
  */
-export function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<AppliedJob> {
-  return jobScope.run(job.dedupeKey, () => applyInScope(job, deps));
+export function applyJob(
+  job: JobDelivery,
+  deps: ApplyJobDeps,
+  options: ApplyJobOptions = {},
+): Promise<AppliedJob> {
+  return jobScope.run(job.dedupeKey, () => applyInScope(job, deps, options));
 }
 
-async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise<AppliedJob> {
+export interface ApplyJobOptions {
+  /**
+   * Who runs it: one queue job attempt, the same for every run of that attempt (EventsPort
+   * markApplied's `by`). A run after one whose applied mark committed but whose answer was lost
+   * then learns its attempt made the first mark, and the event is counted and announced once.
+   */
+  by?: string;
+}
+
+async function applyInScope(
+  delivered: JobDelivery,
+  deps: ApplyJobDeps,
+  options: ApplyJobOptions,
+): Promise<AppliedJob> {
   // Before anything reads it: the same text for the mapping, the stored event and every adapter.
   const job = { ...delivered, event: storableJson(delivered.event), data: storableJson(delivered.data) };
   const now = deps.now ?? Date.now;
@@ -264,7 +281,7 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
       : first;
   const decided = deps.onStored ? await deps.onStored(stored) : undefined;
   const appliedAt = new Date(now());
-  const marked = await deps.storage.events.markApplied(stored, appliedAt);
+  const marked = await deps.storage.events.markApplied(stored, appliedAt, options.by);
   if (marked && deps.onApplied) {
     const moderation = mostSevere(stored.moderation, decided);
     await deps.onApplied({ ...stored, appliedAt, ...(moderation ? { moderation } : {}) });

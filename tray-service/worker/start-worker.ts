@@ -187,11 +187,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const busyWaitMs = (waitsBefore: number) => cappedExponentialDelay(waitsBefore + 1, busyWait, () => 0);
   // `timer` adds up the job's runs only: the waits at the gate and between busy runs are no
   // processing time (tray_worker_job_duration_seconds).
-  const apply = async (data: WebhookJobData, timer: { ms: number }) => {
+  const apply = async (data: WebhookJobData, timer: { ms: number }, by: string) => {
     const run = async () => {
       const started = performance.now();
       try {
-        return await applyJob(data, applyDeps);
+        return await applyJob(data, applyDeps, { by });
       } finally {
         timer.ms += performance.now() - started;
       }
@@ -249,7 +249,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const timer = { ms: 0 };
     try {
-      const { event: stored, first } = await apply(job.data, timer);
+      // The attempt, as bull numbers it: the same for its runs here and for its run again after a
+      // stall (which spends no attempt), so a run after a lost answer finds its own applied mark.
+      const { event: stored, first } = await apply(job.data, timer, `${String(job.id)}#${job.attemptsMade}`);
       metrics.jobs.inc({ outcome: 'completed' });
       // Once per event: a retry after it finished, a redelivery or a replay stores nothing new.
       if (first) {

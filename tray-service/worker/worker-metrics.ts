@@ -27,7 +27,7 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     }),
     events: new Counter({
       name: 'tray_worker_events_total',
-      help: 'Events stored by the tray worker, each once (by the job that first finished it), by status (applied, stored, unknown, invalid, foreign)',
+      help: 'Events stored by the tray worker, each once (by the job that first finished it; not one an admin replay finished first), by status (applied, stored, unknown, invalid, foreign)',
       labelNames: ['status'],
       registers: [registry],
     }),

@@ -156,6 +156,48 @@ for (const engine of REQUIRED_ENGINES) {
       const [lag] = await suite.storage.events.lagPerMinute(minute, new Date(minute.getTime() + 60_000));
       expect(lag).to.deep.include({ count: 1, maxMs: 5_000 });
     });
+
+    // The worker runs a job attempt again after a dropped connection. A first run whose applied
+    // mark committed and whose answer was lost left the rerun told `false`: the event was never
+    // counted in the worker's metrics nor announced.
+    it('is first for a run of the same attempt after a run whose applied mark committed and whose answer was lost', async () => {
+      const envelope = commentEvent({ commentId: 'cm-lost', createdAt: new Date(START).toISOString() });
+      const key = dedupeKeyOf(envelope);
+      const receivedAt = START + 60_000;
+      const announced: string[] = [];
+      let loseAnswer = true;
+      const events: typeof suite.storage.events = Object.create(suite.storage.events);
+      events.markApplied = async (...args) => {
+        const marked = await suite.storage.events.markApplied(...args);
+        if (!loseAnswer) return marked;
+        loseAnswer = false;
+        throw new Error('Connection terminated unexpectedly');
+      };
+      const apply = (at: number, by: string) =>
+        applyJob(
+          delivered(envelope, receivedAt),
+          {
+            storage: { ...suite.storage, events },
+            eventsRetentionDays: 30,
+            trayRetentionDays: RETENTION_DAYS,
+            networkId: 'default',
+            onApplied: async (event) => void announced.push(event.key),
+            now: () => at,
+          },
+          { by },
+        );
+      await apply(receivedAt + 1_000, `${key}#0`).then(
+        () => expect.fail('the lost answer fails the run'),
+        (error: Error) => expect(error.message).to.equal('Connection terminated unexpectedly'),
+      );
+      expect(announced).to.deep.equal([]);
+      expect((await apply(receivedAt + 2_000, `${key}#0`)).first).to.equal(true);
+      expect(announced).to.deep.equal([key]);
+      // The next attempt (the job failed after all) or a replay: not the first.
+      expect((await apply(receivedAt + 3_000, `${key}#1`)).first).to.equal(false);
+      expect(announced).to.deep.equal([key]);
+      expect((await suite.storage.events.get(key))?.appliedAt).to.deep.equal(new Date(receivedAt + 1_000));
+    });
   });
 
   // An older version stored the event as `unknown` (a name its mapping did not know); a replay

@@ -14,6 +14,8 @@ interface Applied {
   key: string;
   receivedAt: Date;
   appliedAt: Date;
+  /** The call's maker (EventsPort.markApplied), kept with the first mark. */
+  by: string | null;
 }
 
 /**
@@ -21,7 +23,9 @@ interface Applied {
  * buckets as a jsonb object), in one statement: the UPDATE takes only events not yet marked, so a retried or replayed job's mark
  * counts nothing, and only the rows it changed reach the histogram. Bucket numbers and minutes are
  * computed here from the one list of bounds (domain/lag-histogram.ts); the histogram rows are
- * written in minute order, so two batches never lock them crosswise.
+ * written in minute order, so two batches never lock them crosswise. The mark keeps its maker
+ * (`applied_by`): a call of the same maker whose earlier run committed (its answer lost, the batch
+ * then run call by call, or the job run again) is told it made the mark, and counts nothing more.
  */
 async function markApplied(pool: pg.Pool, batch: readonly Applied[]): Promise<boolean[]> {
   const byKey = new Map(batch.map((item) => [withoutNul(item.key), item]));
@@ -31,12 +35,16 @@ async function markApplied(pool: pg.Pool, batch: readonly Applied[]): Promise<bo
     pool.query<{ key: string }>({
       name: 'tray_mark_applied',
       text: `WITH x AS (
-               SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::bigint[])
-                 AS x(key, applied_at, minute, bucket, lag_ms)),
+               SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::bigint[],
+                                    $6::text[])
+                 AS x(key, applied_at, minute, bucket, lag_ms, applied_by)),
              applied AS (
-               UPDATE stored_events e SET applied_at = x.applied_at FROM x
+               UPDATE stored_events e SET applied_at = x.applied_at, applied_by = x.applied_by FROM x
                WHERE e.key = x.key AND e.applied_at IS NULL AND e.expires_at > x.applied_at
                RETURNING e.key, e.expires_at),
+             made AS (
+               SELECT e.key FROM stored_events e JOIN x USING (key)
+               WHERE e.applied_at IS NOT NULL AND e.applied_by = x.applied_by),
              lags AS (SELECT x.minute, x.bucket, x.lag_ms, a.expires_at FROM applied a JOIN x USING (key)),
              minutes AS (
                SELECT minute, sum(n)::int AS count, jsonb_object_agg(bucket, n) AS buckets, max(top) AS max_ms,
@@ -52,13 +60,14 @@ async function markApplied(pool: pg.Pool, batch: readonly Applied[]): Promise<bo
                  buckets = ${ADD_COUNTS('t.buckets', 'excluded.buckets')},
                  max_ms = greatest(t.max_ms, excluded.max_ms),
                  expires_at = greatest(t.expires_at, excluded.expires_at))
-             SELECT key FROM applied`,
+             SELECT key FROM applied UNION ALL SELECT key FROM made`,
       values: [
         items.map(([key]) => key),
         column((item) => item.appliedAt),
         column((item) => new Date(Math.floor(item.receivedAt.getTime() / MINUTE_MS) * MINUTE_MS)),
         column((item) => lagBucket(item.appliedAt.getTime() - item.receivedAt.getTime())),
         column((item) => Math.max(0, item.appliedAt.getTime() - item.receivedAt.getTime())),
+        column((item) => item.by),
       ],
     }),
   );
@@ -85,8 +94,15 @@ export function createPostgresEventRollups(
     isolateFailures: true,
   });
   return {
-    async markApplied(event, appliedAt) {
-      const [marked] = await submit([{ key: event.key, receivedAt: event.receivedAt, appliedAt }]);
+    async markApplied(event, appliedAt, by) {
+      const [marked] = await submit([
+        {
+          key: event.key,
+          receivedAt: event.receivedAt,
+          appliedAt,
+          by: by === undefined ? null : withoutNul(by),
+        },
+      ]);
       return marked ?? false;
     },
 

@@ -93,6 +93,28 @@ conformanceCase(
   },
 );
 
+// A first mark whose answer was lost (a connection dropped after the commit) left its job's rerun
+// with false: the event was never counted in the worker's metrics nor announced on the live tail.
+// The rerun carries the same maker, and is told it made the mark.
+conformanceCase(
+  'rollups: a later markApplied by the first mark’s maker resolves true again, counting nothing more',
+  async ({ isolated }) => {
+    const storage = await isolated();
+    const minuteAgo = minutesBeforeNow();
+    const receivedAt = new Date(minuteAgo(20).getTime() + 5_000);
+    const stored = await store(storage, 'lag-rerun', 'post.didCreate', receivedAt);
+    const at = (ms: number) => new Date(receivedAt.getTime() + ms);
+    expect(await storage.events.markApplied(stored, at(40), 'job-1:0')).to.equal(true);
+    expect(await storage.events.markApplied(stored, at(90), 'job-1:0')).to.equal(true);
+    // Any other maker (the job's next attempt, a replay) or none: not the first.
+    expect(await storage.events.markApplied(stored, at(95), 'job-1:1')).to.equal(false);
+    expect(await storage.events.markApplied(stored, at(99))).to.equal(false);
+    const minutes = await storage.events.lagPerMinute(minuteAgo(30), minuteAgo(0));
+    expect(minutes.map(({ count, maxMs }) => ({ count, maxMs }))).to.deep.equal([{ count: 1, maxMs: 40 }]);
+    expect((await storage.events.get('lag-rerun'))?.appliedAt).to.deep.equal(at(40));
+  },
+);
+
 conformanceCase('rollups: minutes of expired events are not read', async ({ isolated }) => {
   const storage = await isolated();
   const old = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 3 * 24 * 60 * MINUTE);

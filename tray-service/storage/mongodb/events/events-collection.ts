@@ -114,6 +114,11 @@ export interface EventDoc extends StoredEventDoc {
   /** The same for its applied mark's lag (`appliedAt`) in the lag chart. */
   lagPending?: true | string;
   /**
+   * The maker (EventsPort.markApplied's `by`) of the call that made the applied mark first, once
+   * its lag is counted: a later call of the same maker is told it made it.
+   */
+  appliedBy?: string;
+  /**
    * The BSON size of `data` as stored: a page read for an export or a replay stops at a number of
    * bytes (event-reads.ts). Absent on events stored by releases before it: they count as none.
    */

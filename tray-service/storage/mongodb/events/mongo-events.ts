@@ -192,7 +192,7 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
     },
     stream: (filter, after) => streamEvents(list, filter, after),
     count: (filter, after, atMost) => queries.count(filter, after, atMost),
-    async markApplied(event, appliedAt) {
+    async markApplied(event, appliedAt, by) {
       // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.
       // No projection: FerretDB 1.24's findAndModify refuses one.
       const mark = randomUUID();
@@ -207,12 +207,21 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
         ? { doc: { ...before, appliedAt }, mark }
         : await resumedLag(event.key, appliedAt);
       const at = marked?.doc.appliedAt;
-      if (!marked || !at) return false;
+      // Made and settled by an earlier call of this maker, whose answer was lost: still the first.
+      if (!marked || !at)
+        return (
+          by !== undefined &&
+          (await events.countDocuments({ _id: event.key, appliedBy: by, lagPending: { $exists: false } })) ===
+            1
+        );
       await rollups.countApplied(marked.doc, at);
-      // Whoever takes the pending mark off made the first mark: one call per event says true.
+      // Whoever takes the pending mark off made the first mark: one call per event says true, and
+      // its maker (none: any maker an earlier call left) is the one a lost answer's rerun matches.
       const settled = await events.updateOne(
         { _id: marked.doc._id, appliedAt: at, lagPending: marked.mark },
-        { $unset: { lagPending: '' } },
+        by === undefined
+          ? { $unset: { lagPending: '', appliedBy: '' } }
+          : { $unset: { lagPending: '' }, $set: { appliedBy: by } },
       );
       // The token goes only with the maker's own mark: once that is off, nobody can count again.
       if (before && settled.modifiedCount === 1) await released(() => rollups.releaseApplied(marked.doc, at));
