@@ -54,12 +54,20 @@ if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] \
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-# 2. redis-server from Debian.
-if ! command -v redis-server >/dev/null 2>&1; then
+# 2. redis-server from Debian. Also when an install was cut short (unpacked, not configured): the
+#    next apt run would configure it and start the system instance, and nothing would stop it.
+if ! command -v redis-server >/dev/null 2>&1 || dpkg_half_installed redis-server; then
   say "installing redis-server (apt)"
   apt_install redis-server
   # Debian's package starts a system instance on 6379 (and at every boot); the project starts its own.
   stop_system_service redis-server
+fi
+# The servers the project starts (scripts/lib/local-servers.ts) use Redis 7 settings (listpacks):
+# an older redis-server on PATH would stop `npm start` and the tests with "Bad directive".
+redis_major="$(redis-server --version | sed -n 's/.* v=\([0-9]*\)\..*/\1/p')"
+if [ "${redis_major:-0}" -lt 7 ]; then
+  say "redis-server $(command -v redis-server) is version ${redis_major:-unknown}; the project's own servers need 7.0 or newer"
+  exit 1
 fi
 
 # openssl makes the certificate of the tests' TLS-only Redis Cluster (usually present already, with
@@ -125,7 +133,7 @@ fi
 # 5. PostgreSQL server from Debian: FerretDB's storage everywhere the project starts servers
 #    (`npm start`, the tests, the benches; scripts/lib/local-servers.ts startPostgres runs a cluster
 #    of the project's own under its data directory or a temp dir).
-if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
+if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || dpkg_half_installed postgresql; then
   say "installing postgresql (apt)"
   apt_install postgresql
   # Debian's package starts a cluster on 5432 (and at every boot); the project starts its own.

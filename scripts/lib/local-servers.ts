@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { hasExited } from './has-exited.ts';
 import { trackStarted } from './started-processes.ts';
 import { logFailureLine, markLog, type LogMark } from './log-failure-line.ts';
@@ -442,7 +442,10 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   // signal (a fault test's SIGKILL, a fast shutdown) reaches it and nothing is left orphaned.
   const account = process.getuid?.() === 0 ? postgresUser() : undefined;
   const user: { uid?: number; gid?: number } = account ?? {};
-  // Its socket, log and cluster: the owner's only (PostgreSQL itself wants its data folder so).
+  if (account) checkPassable(dirname(dirname(options.dir)), account);
+  // Folders above it made as any other (0700, the postgres account could not pass them), then its
+  // socket, log and cluster: the owner's only (PostgreSQL itself wants its data folder so).
+  mkdirSync(dirname(options.dir), { recursive: true });
   mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   chmodSync(options.dir, 0o700);
   if (account) {
@@ -509,6 +512,30 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
  * group `postgres` for that (0710), so no other account gains anything; one whose group already has
  * rights keeps its group and is opened to others for search instead.
  */
+/**
+ * The folders from `folder` up to `/`, which the postgres account must pass to reach its data
+ * (the one folder above the data's own is opened by letThrough): the user's, never changed here.
+ * A checkout under /root (0700) failed in initdb with a bare "Permission denied". Read from the
+ * mode bits and the account's own group: the server is spawned with no other group.
+ */
+function checkPassable(folder: string, account: { uid: number; gid: number }): void {
+  for (let current = resolve(folder); ; current = dirname(current)) {
+    const found = statSync(current, { throwIfNoEntry: false });
+    if (found) {
+      const { mode, uid, gid } = found;
+      const passes =
+        (uid === account.uid && (mode & 0o100) !== 0) ||
+        (gid === account.gid && (mode & 0o010) !== 0) ||
+        (mode & 0o001) !== 0;
+      if (!passes)
+        throw new Error(
+          `PostgreSQL runs as the postgres account, which cannot pass ${current} (mode ${(mode & 0o777).toString(8)}): give its data a folder it can reach (npm start: STACK_DATA_DIR), or let it pass (chmod o+x ${current})`,
+        );
+    }
+    if (dirname(current) === current) return;
+  }
+}
+
 function letThrough(folder: string, postgresGid: number): void {
   const { mode, uid, gid } = statSync(folder);
   if ((mode & 0o001) !== 0 || (gid === postgresGid && (mode & 0o010) !== 0)) return;

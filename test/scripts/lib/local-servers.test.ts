@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -64,6 +64,24 @@ describe("the scripts' local servers (scripts/lib/local-servers.ts)", () => {
         );
       } finally {
         rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  // Run as root, PostgreSQL runs as `postgres`, and only the folder above its own was opened to
+  // it: a checkout under /root (0700) failed in initdb with "Permission denied" and no way out.
+  describe('startPostgres as root, under a folder the postgres account cannot pass', () => {
+    it('refuses before starting anything, naming the folder and what to do', async () => {
+      expect(process.getuid?.(), 'the project runs its servers as root here').to.equal(0);
+      const outer = mkdtempSync(join(tmpdir(), 'pg-closed-'));
+      try {
+        chmodSync(outer, 0o700);
+        await expect(startPostgres({ dir: join(outer, 'checkout', '.data', 'postgres') })).to.be.rejectedWith(
+          `PostgreSQL runs as the postgres account, which cannot pass ${outer} (mode 700): give its data a folder it can reach (npm start: STACK_DATA_DIR), or let it pass (chmod o+x ${outer})`,
+        );
+        expect(readdirSync(outer), 'nothing made').to.deep.equal([]);
+      } finally {
+        rmSync(outer, { recursive: true, force: true });
       }
     });
   });
