@@ -58,7 +58,10 @@ export async function openStorage(
  * and end are logged, and each wait for a lock another session holds (docs/storage.md).
  */
 function logMigration(logger: Logger, event: MigrationEvent): void {
-  const { kind, ...fields } = event;
+  // `migration`, not `name`: the services' logger names itself with `name`, and a line must not
+  // carry one key twice (log tools keep either).
+  const { kind, name: migration, ...rest } = event;
+  const fields = { ...rest, migration };
   if (kind === 'applying') logger.info(fields, 'schema migration applying');
   else if (kind === 'applied') logger.info(fields, 'schema migration applied');
   else
