@@ -85,11 +85,12 @@ export function createPostgresMutes(
                  -- In force or ended within the retention (domain/mute.ts countsTowardSpanLimit).
                  AND ${MUTE_END} > $4::bigint - $6
                LIMIT $8) AS counted),
-           -- The user's spans of any targets in force or ended within the retention: those whose
-           -- expiry (the retention after their end) is past now, on the primary key's user prefix.
+           -- The user's spans of any targets in force or ended within the retention, by their end
+           -- (on the primary key's user prefix): not by their expiry, which the purge moves past
+           -- the retention while a record of the user counts from before the end.
            kept_by_user AS (
              SELECT count(*) AS n FROM (
-               SELECT 1 FROM tray_mutes m WHERE m.user_id = $1 AND m.expires_at > $4::bigint
+               SELECT 1 FROM tray_mutes m WHERE m.user_id = $1 AND ${MUTE_END} > $4::bigint - $6
                LIMIT $9) AS counted),
            started AS (
              INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)

@@ -71,13 +71,22 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
         // In force or ended within the retention (not every span stored: see the domain's rule).
         const counted = docs.filter((doc) => countsTowardSpanLimit(doc, now, retentionDays * DAY_MS));
         if (!current && counted.length >= maxSpansPerTarget) return 'too many spans';
-        // The user's spans of any targets in force or ended within the retention: their expiry is
-        // past now (an ended span is kept the retention after its end), counted up to the limit.
+        // The user's spans of any targets in force or ended within the retention, by their end
+        // (until or removal, whichever came first), counted up to the limit: not by their expiry,
+        // which the purge moves past the retention while a record of the user counts from before
+        // the end (countsTowardSpanLimit).
+        const endedBefore = now - retentionDays * DAY_MS;
         if (
           !current &&
           Number.isFinite(maxSpansPerUser) &&
           (await mutes.countDocuments(
-            { userId, expiresAt: { $gt: new Date(now) } },
+            {
+              userId,
+              $and: [
+                { $or: [{ until: null }, { until: { $gt: endedBefore } }] },
+                { $or: [{ removedAt: null }, { removedAt: { $gt: endedBefore } }] },
+              ],
+            },
             { limit: maxSpansPerUser },
           )) >= maxSpansPerUser
         )
