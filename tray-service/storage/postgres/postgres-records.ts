@@ -26,9 +26,10 @@ const COUNT_UNREAD_STATEMENT = {
 
 /**
  * The read side of tray_records. Every query takes the user id and runs on one of the user's
- * indexes (migrations/0001_tray.sql) with a LIMIT, so a page or a count costs the same whatever
- * the density of the user's records; each read the API makes is one statement, one round trip.
- * Expired records are filtered here too: the purge may lag.
+ * indexes (migrations/0001_tray.sql); a page has a LIMIT, so it costs the same whatever the
+ * density of the user's records. A count (a page's totalPages) reads the user's entries of its index,
+ * which the API caches for a few seconds per instance. Each read the API makes is one statement,
+ * one round trip. Expired records are filtered here too: the purge may lag.
  */
 export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
   const rows = async (sql: string, params: unknown[]) =>
