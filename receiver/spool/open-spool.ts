@@ -281,8 +281,14 @@ async function openInstance(
       if (active && (await active.handle.stat()).nlink === 0) await closeActive();
       if (!active) {
         await ensureFolder();
-        active = { ...(await openNewSegment()), bytes: 0 };
-        await syncDirectory(dir);
+        const opened = await openNewSegment();
+        // Appended to only once its entry in the folder is on disk: kept after a failed sync, the
+        // next appends would be fsynced and acknowledged in a file a power loss could take.
+        await syncDirectory(dir).catch(async (error: unknown) => {
+          await opened.handle.close().catch(() => undefined);
+          throw error;
+        });
+        active = { ...opened, bytes: 0 };
       }
       const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
       counted.set(active.seq, (counted.get(active.seq) ?? 0) + batch.length);

@@ -461,6 +461,30 @@ describe('the spool', () => {
       await spool.close();
     });
 
+    // The new segment was kept as the one appended to though its folder's fsync failed: the next
+    // appends went into it, were fsynced and acknowledged, while its entry in the folder had never
+    // reached the disk (a power loss could take the file and them). A new segment takes them now,
+    // its entry synced before any of them is acknowledged.
+    it('never acknowledges an append into a segment whose entry in the folder failed to sync', async () => {
+      const spool = await openSpool(dir);
+      // The first sync of the spool: the folder's, after the first segment is made.
+      const restore = await failNext('sync', () =>
+        Promise.reject(Object.assign(new Error('input/output error'), { code: 'EIO' })),
+      );
+      try {
+        await expect(spool.append(job(0))).to.be.rejectedWith('input/output error');
+      } finally {
+        restore();
+      }
+      await spool.append(job(1));
+      // Two segment files: the one whose entry failed (empty), and the one job 1 went into.
+      expect(segmentsIn(spool.dir)).to.have.lengthOf(2);
+      const seen: string[] = [];
+      expect(await spool.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(1);
+      expect(seen).to.deep.equal(['key-1']);
+      await spool.close();
+    });
+
     it('counts a line whose fsync failed once a drain reads it', async () => {
       const spool = await openSpool(dir);
       await spool.append(job(0));
