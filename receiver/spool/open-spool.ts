@@ -374,7 +374,11 @@ async function openInstance(
     let unreadable: { error: unknown } | undefined;
     // A folder removed by hand holds nothing to drain: its counted lines are let go below, instead
     // of a drain that fails on it every pass with depth never reaching 0.
-    const segments = (await listSegments(dir).catch(ifGone([]))).filter((segment) => segment.seq < below);
+    const listed = await listSegments(dir).catch(ifGone([]));
+    const segments = listed.filter((segment) => segment.seq < below);
+    // Deleted, but the folder's sync after it failed: no longer listed, so only that is retried.
+    const names = new Set(listed.map((segment) => segment.name));
+    for (const name of [...drainedNotDeleted]) if (!names.has(name)) await removeDrained(name);
     // Counted lines of a segment that is not there (removed by hand, say) will never be drained.
     const present = new Set(segments.map((segment) => segment.seq));
     for (const [seq, lines] of counted) {

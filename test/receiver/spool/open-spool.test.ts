@@ -485,6 +485,29 @@ describe('the spool', () => {
       await spool.close();
     });
 
+    // A delete whose folder sync failed was remembered for a retry that only segments still
+    // listed got: the file was gone, so never again, and the spool said it had work for good (a
+    // drain pass every second, each closing the segment appended to).
+    it('retries the folder sync of a drained segment whose delete did not reach the disk, then has no work', async () => {
+      const failed: string[] = [];
+      const spool = await openSpool(dir, { onDeleteFailed: (name) => failed.push(name) });
+      await spool.append(job(0));
+      const restore = await failNext('sync', () =>
+        Promise.reject(Object.assign(new Error('input/output error'), { code: 'EIO' })),
+      );
+      try {
+        expect(await spool.drain(async () => undefined)).to.equal(1);
+      } finally {
+        restore();
+      }
+      expect(failed, 'the folder sync after the delete failed (the test needs that)').to.have.lengthOf(1);
+      expect(segmentsIn(spool.dir)).to.deep.equal([]);
+      expect(spool.hasWork()).to.equal(true);
+      expect(await spool.drain(async () => undefined)).to.equal(0);
+      expect(spool.hasWork()).to.equal(false);
+      await spool.close();
+    });
+
     it('counts a line whose fsync failed once a drain reads it', async () => {
       const spool = await openSpool(dir);
       await spool.append(job(0));
