@@ -20,13 +20,15 @@ describe('live/recount-schedule', () => {
   it('tells each user once at the time set, the users due together in one call', async () => {
     const { schedule, fired } = started();
     const start = Date.now();
-    schedule.set('b', start + 120);
+    // Times far enough apart that a timer late by a loaded machine's hundreds of milliseconds
+    // still fires them apart.
+    schedule.set('b', start + 700);
     schedule.set('a', start + 60);
     schedule.set('c', start + 60);
-    await sleep(250);
+    await sleep(1_200);
     expect(fired.map(({ users }) => users)).to.deep.equal([['a', 'c'], ['b']]);
     expect(fired[0]?.at).to.be.at.least(start + 60);
-    expect(fired[1]?.at).to.be.at.least(start + 120);
+    expect(fired[1]?.at).to.be.at.least(start + 700);
     expect(schedule.size).to.equal(0);
   });
 
@@ -34,25 +36,26 @@ describe('live/recount-schedule', () => {
     const { schedule, fired } = started();
     const start = Date.now();
     schedule.set('a', start + 40);
-    schedule.set('a', start + 120);
+    schedule.set('a', start + 700);
     schedule.set('b', start + 40);
     schedule.set('b', undefined);
-    schedule.set('c', start + 150);
+    schedule.set('c', start + 750);
     schedule.set('c', start + 20);
-    await sleep(250);
+    await sleep(1_200);
     expect(fired.map(({ users }) => users)).to.deep.equal([['c'], ['a']]);
-    expect(fired[1]?.at).to.be.at.least(start + 120);
+    expect(fired[1]?.at).to.be.at.least(start + 700);
   });
 
   it('rounds each time up to its granularity, so users due within it are told together', async () => {
-    const { schedule, fired } = started(100);
-    const start = Math.ceil(Date.now() / 100) * 100 + 100;
+    const { schedule, fired } = started(500);
+    const start = Math.ceil(Date.now() / 500) * 500 + 500;
     schedule.set('a', start + 1);
-    schedule.set('b', start + 99);
-    schedule.set('c', start + 101);
-    await sleep(start + 300 - Date.now());
+    schedule.set('b', start + 499);
+    schedule.set('c', start + 501);
+    await sleep(start + 1_500 - Date.now());
     expect(fired.map(({ users }) => users)).to.deep.equal([['a', 'b'], ['c']]);
-    expect(fired[0]?.at).to.be.at.least(start + 100);
+    expect(fired[0]?.at).to.be.at.least(start + 500);
+    expect(fired[1]?.at).to.be.at.least(start + 1_000);
   });
 
   it('tells many users, set in any order, each once and none before its time', async () => {
@@ -62,7 +65,7 @@ describe('live/recount-schedule', () => {
       Array.from({ length: 300 }, (_, user) => [`u${user}`, start + 20 + ((user * 7919) % 200)]),
     );
     for (const [userId, at] of times) schedule.set(userId, at);
-    await sleep(400);
+    await sleep(1_200);
     const told = fired.flatMap(({ at, users }) => users.map((userId) => ({ at, userId })));
     expect(told.map(({ userId }) => userId).sort()).to.deep.equal([...times.keys()].sort());
     for (const { at, userId } of told) expect(at, userId).to.be.at.least(times.get(userId) ?? Infinity);

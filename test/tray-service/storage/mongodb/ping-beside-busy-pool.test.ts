@@ -9,6 +9,7 @@ import { openMongoStorage } from '../../../../tray-service/storage/mongodb/open-
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testPostgres } from '../../../support/test-stack.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 
 // The readiness probe and the worker's storage gate ask `ping` whether the database answers. Behind
 // a pool its jobs hold (the worker runs 64 at once, FerretDB's pool is 20), a ping on the same pool
@@ -55,8 +56,26 @@ describe('openMongoStorage: ping beside a pool its calls hold', function () {
     await locker.query('BEGIN');
     await locker.query(`LOCK TABLE "${dbName}"."${rows[0]!.tablename}" IN ACCESS EXCLUSIVE MODE`);
     const held = [1, 2].map(() => storage.records.pageAfter(`u-${dbName}`, undefined, 10, Date.now()));
-    // Both in the database, each with one of the pool's two connections.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Both in the database, each with one of the pool's two connections: seen waiting for the
+    // lock (from a session of its own: inside the locker's transaction the view would not change),
+    // not slept for, or the ping could find a connection still free and pass without the case.
+    const watcher = new pg.Client({ connectionString: (await testPostgres()).url });
+    await watcher.connect();
+    try {
+      await waitFor(
+        async () =>
+          (
+            await watcher.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1",
+              [`%${rows[0]!.tablename}%`],
+            )
+          ).rows[0]?.n === 2,
+        10_000,
+        'both reads to wait for the locked table',
+      );
+    } finally {
+      await watcher.end();
+    }
     const outcome = await Promise.race([
       storage.ping().then(() => 'answered'),
       new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000)),

@@ -5,6 +5,7 @@ import { createPostgresLatestTimes } from '../../../../tray-service/storage/post
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
 import { at, comment, NOW, useTray } from './tray-fixture.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 
 /** A mention of `userId` in a post by `author` (its own record, never grouped). */
 function mention(postId: string, author: string, minutes: number, userId = 'u-ana'): Activity {
@@ -49,13 +50,32 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
         const lock = (key: string) =>
           writer.query("SELECT 1 FROM tray_records WHERE user_id = 'u-ana' AND key = $1 FOR UPDATE", [key]);
         await lock(high!.key);
+        const deadlocks = async () =>
+          (
+            await tray.pg.pool.query<{ n: number }>(
+              'SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()',
+            )
+          ).rows[0]?.n ?? 0;
+        const before = await deadlocks();
         const marking = tray.records.markAllRead('u-ana', NOW + 5);
-        // markAllRead now holds the lower key and waits for the higher; the writer then asks for
-        // the lower: a cycle, which PostgreSQL breaks by aborting the one that waited first.
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // markAllRead now holds the lower key and waits for the higher (seen waiting, not slept
+        // for: asked before it held the lower, the writer would only queue); the writer then asks
+        // for the lower: a cycle, which PostgreSQL breaks by aborting the one that waited first.
+        await waitFor(
+          async () =>
+            (
+              await tray.pg.pool.query(
+                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              )
+            ).rowCount === 1,
+          5_000,
+          'markAllRead to wait for the record the writer holds',
+        );
         await lock(low!.key);
         await writer.query('COMMIT');
         expect(keys(await marking).sort()).to.deep.equal([low!.key, high!.key]);
+        // The cycle did happen, and its abort was retried inside markAllRead.
+        await waitFor(async () => (await deadlocks()) === before + 1, 5_000, 'the deadlock to be counted');
       } finally {
         writer.release();
       }
