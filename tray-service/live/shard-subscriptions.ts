@@ -12,6 +12,11 @@ export interface ShardSubscriptions {
   addUser(userId: string): Promise<void>;
   /** Resolves once the user's channel is subscribed (or the attempt failed). */
   ready(userId: string): Promise<void>;
+  /**
+   * Whether Redis refused the user's channel and it waits to be tried again: changes published
+   * meanwhile reach no stream of the user here, as while the connection is down.
+   */
+  refused(userId: string): boolean;
   /** A user's last stream closed here: the channel is dropped when no other user needs it. */
   removeUser(userId: string): void;
   /** Subscribes every channel in use again (after a reconnect) and waits for it. */
@@ -87,6 +92,7 @@ export function createShardSubscriptions(
       return users === 0 ? subscribe(shard) : (subscribed.get(shard) ?? Promise.resolve());
     },
     ready: (userId) => subscribed.get(shardOf(userId)) ?? Promise.resolve(),
+    refused: (userId) => retries.has(shardOf(userId)),
     removeUser(userId) {
       const shard = shardOf(userId);
       const users = (usersPerShard.get(shard) ?? 1) - 1;

@@ -648,12 +648,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   /**
    * Moves a quiet stream's id forward (QUIET_MS), in the user's order: never while a catch-up of
    * the stream is under way or owed (it would skip the rest of it on a reconnect), nor while the
-   * subscription is down (changes published meanwhile reach no stream here, and the catch-up when
-   * it comes back starts from the cursor).
+   * subscription is down or the user's channel refused (changes published meanwhile reach no
+   * stream here, and the catch-up when it comes back starts from the cursor).
    */
   function moveQuiet(session: StreamSession): void {
     void run(session.stream.userId, async () => {
-      if (held.has(session) || !isSubscriberConnected(subscriber)) return;
+      if (held.has(session) || !isSubscriberConnected(subscriber) || shards.refused(session.stream.userId))
+        return;
       session.moveQuiet(now(), quietMs);
     });
   }

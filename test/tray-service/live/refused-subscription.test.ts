@@ -47,3 +47,40 @@ describe('a live subscription Redis refuses, with the connection up', function (
     }
   });
 });
+
+// A quiet stream's id moves up with its heartbeats, only while the subscription is up: it checked
+// the connection, not the shard's channel, so a stream whose channel Redis refused for longer than
+// the quiet time moved past what was announced meanwhile, and the catch-up once the channel was
+// allowed started after it.
+describe('a live subscription Redis refuses, on a stream quiet for longer than the quiet time', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  const user = 'live-no-channels-quiet';
+  const live = useLiveOnOwnRedis(
+    'live-refused-quiet',
+    () => suite.storage,
+    { heartbeatMs: 100, quietMs: 300 },
+    { subscriberUser: user },
+  );
+
+  it('keeps its id while the channel is refused, so the catch-up once it is allowed sends what it missed', async () => {
+    const stream = await openSse(`${live.instance.base}/notifications/v3/stream`, {
+      Authorization: await bearer('u-refused-quiet'),
+    });
+    try {
+      await stream.next(named('unread'));
+      const publisher = createChangePublisher(live.redis, 'live', silent);
+      await publisher.recordsWritten(
+        await writeRecord(suite.storage, 'u-refused-quiet', 'p-missed', Date.now()),
+      );
+      // Past the quiet time and the settle window: a moved id would now start after the record.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      await live.redis.call('ACL', 'SETUSER', user, 'allchannels');
+      const targets = () =>
+        stream.events.filter(named('record')).map((event) => dataOf<NotificationRecord>(event).targetId);
+      await stream.next(() => targets().includes('p-missed'), { timeoutMs: 40_000 });
+    } finally {
+      stream.close();
+    }
+  });
+});
