@@ -238,8 +238,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     for (let start = 0; start < users.length; start += COUNT_BATCH) {
       const batch = users.slice(start, start + COUNT_BATCH);
       const counts = inboxCountsOf(deps.storage, batch, now());
-      // Read once for all; a failure is logged once per user by run(), like a failed count was.
-      counts.catch(() => undefined);
+      // Read once for all; a failure is logged once per user by run(), like a failed count was,
+      // and the users are counted again a little later: nothing else would (a quiet tray's next
+      // change may never come, and a recount at an expiry is off the schedule once due).
+      counts.catch(() => {
+        const retryAt = now() + CATCH_UP_RETRY_MS * (1 + Math.random());
+        for (const userId of batch) if (byUser.has(userId)) recounts.set(userId, retryAt);
+      });
       for (const userId of batch) {
         void run(userId, async () => {
           const mine = (await counts).get(userId);
