@@ -507,12 +507,6 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
 }
 
 /**
- * Lets the `postgres` account traverse the folder holding its own (search only, no listing). A
- * folder closed to its group (a 0700 mkdtemp folder, the dev stack's data directory) is given to
- * group `postgres` for that (0710), so no other account gains anything; one whose group already has
- * rights keeps its group and is opened to others for search instead.
- */
-/**
  * The folders from `folder` up to `/`, which the postgres account must pass to reach its data
  * (the one folder above the data's own is opened by letThrough): the user's, never changed here.
  * A checkout under /root (0700) failed in initdb with a bare "Permission denied". Read from the
@@ -536,6 +530,12 @@ function checkPassable(folder: string, account: { uid: number; gid: number }): v
   }
 }
 
+/**
+ * Lets the `postgres` account traverse the folder holding its own (search only, no listing). A
+ * folder closed to its group (a 0700 mkdtemp folder, the dev stack's data directory) is given to
+ * group `postgres` for that (0710), so no other account gains anything; one whose group already has
+ * rights keeps its group and is opened to others for search instead.
+ */
 function letThrough(folder: string, postgresGid: number): void {
   const { mode, uid, gid } = statSync(folder);
   if ((mode & 0o001) !== 0 || (gid === postgresGid && (mode & 0o010) !== 0)) return;
