@@ -17,7 +17,12 @@ describe('storage/postgres migration 0022 (a processing time for the membership 
       VALUES ($1, 'u-ana', 1000, false)`;
     await pg.pool.query(olderWorker, ['c-before']);
     const before = Date.now();
-    expect(await migrate(pg.pool, migrations)).to.deep.equal([22]);
+    expect(
+      await migrate(
+        pg.pool,
+        migrations.filter((migration) => migration.version <= 22),
+      ),
+    ).to.deep.equal([22]);
     await pg.pool.query(olderWorker, ['c-after']);
     const { rows } = await pg.pool.query<{ community_id: string; processed_at: string | null }>(
       'SELECT community_id, processed_at FROM tray_membership_changes ORDER BY community_id',
