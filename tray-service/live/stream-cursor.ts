@@ -112,10 +112,13 @@ export function hasSeen(cursor: StreamCursor, recordId: string, version: number)
 /**
  * Whether a state changed at `changedAt` may be one the cursor has not delivered, where changes from
  * `lostFrom` on may never have been announced to the stream (a failed publish): inside the window,
- * or from then on (the client read what changed before the floor from history itself).
+ * or from then on (the client read what changed before the floor from history itself). An
+ * unannounced state stamped up to SETTLE_MS before the floor counts too: stamped before its write
+ * landed, it may have landed after the client read its history, and only its announcement, lost,
+ * would have brought it.
  */
 export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infinity): boolean {
-  return inWindow(cursor, changedAt) || (changedAt >= lostFrom && changedAt > cursor.floor);
+  return inWindow(cursor, changedAt) || (changedAt >= lostFrom && changedAt > cursor.floor - SETTLE_MS);
 }
 
 /**

@@ -98,6 +98,21 @@ describe('a change whose publish failed', function () {
     expect(shown(live.events)).to.include.members(['p-later', 'p-lost']);
   });
 
+  // A new stream owed nothing from before it opened (its floor). A state is stamped before its
+  // write lands (waiting for locks, say), so one stamped just before the stream opened may land
+  // after its client read its history: with its publish lost, the resync left it out as from
+  // before the floor, and the client never got it.
+  it('reaches a new stream for a record stamped just before it opened, once the publisher reaches Redis again', async () => {
+    const user = 'u-lost-fresh';
+    const openedAt = Date.now();
+    const live = await stream(user);
+    await live.next(named('unread'));
+    redis.disconnect();
+    await write(user, 'p-stamped-before', openedAt - 1_000, publisher);
+    await redis.connect();
+    await live.next((event) => shown([event]).includes('p-stamped-before'), { timeoutMs: 5_000 });
+  });
+
   it('reaches a stream that was away then, when it resumes', async () => {
     const user = 'u-lost-away';
     const live = await loseOne(user);
