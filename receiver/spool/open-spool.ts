@@ -137,6 +137,10 @@ export async function openSpool(root: string, options: SpoolOptions = {}): Promi
   try {
     return await openInstance(root, instance, owner, options);
   } catch (error) {
+    // It may have taken stopped receivers' segments over before it failed: said stopped before its
+    // socket goes, as a closing spool does, so the next start takes them at once (unsaid, only
+    // running receivers' checks would, a minute and more later, and with none running, never).
+    await markStopped(join(root, instance)).catch(() => undefined);
     await owner.release();
     throw error;
   }

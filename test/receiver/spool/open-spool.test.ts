@@ -768,6 +768,20 @@ describe('the spool', () => {
     });
   });
 
+  // A start that took a stopped receiver's segments over and then failed (a segment it could not
+  // read) released its socket without saying it had stopped: the next start left that folder to
+  // running receivers' checks (a minute and more), and with none running, for good.
+  describe('when a start fails after taking a stopped receiver’s segments over', () => {
+    it('says it stopped, so the next start takes them over at once', async () => {
+      const spoolDir = unprivilegedFolder(dir, 'spool');
+      const script = resolve(import.meta.dirname, 'fixtures/failed-open-after-take-over.ts');
+      const { command, args } = unprivileged(process.execPath, [script, spoolDir]);
+      const result = await runCommand(command, args, cleanEnv(), 30_000);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(JSON.parse(result.stdout)).to.deep.equal({ failed: true, depthAtStart: 1 });
+    });
+  });
+
   describe('when the directory cannot be written', () => {
     it('rejects the append and the writability check', async () => {
       const spool = await openSpool(join(dir, 'sub'));
