@@ -18,21 +18,23 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /**
  * The text an event carries (docs/contract.md#event-catalogue): a post's text in `post.*` events, a comment's in
  * `comment.*` events. Other events quote content only as references, so judging them would flag
- * the same post again for every reaction to it.
+ * the same post again for every reaction to it. Another sender's (`foreign`) body is judged too,
+ * but not trusted to say who wrote it: its author is left out, as the stored event leaves it.
  */
 export function contentOf(event: StoredEvent): TextContent[] {
   const [resource] = event.event.split('.');
+  const author = (value: unknown) => (event.status === 'foreign' ? undefined : text(value));
   if (resource === 'post') {
     const post = record(event.data.post);
     const id = text(post?.postId);
     const body = text(post?.text);
-    if (id && body) return [{ type: 'post', id, text: body, userId: text(post?.postedUserId) }];
+    if (id && body) return [{ type: 'post', id, text: body, userId: author(post?.postedUserId) }];
   }
   if (resource === 'comment') {
     const comment = record(event.data.comment);
     const id = text(comment?.commentId);
     const body = text(comment?.text);
-    if (id && body) return [{ type: 'comment', id, text: body, userId: text(comment?.userId) }];
+    if (id && body) return [{ type: 'comment', id, text: body, userId: author(comment?.userId) }];
   }
   return [];
 }

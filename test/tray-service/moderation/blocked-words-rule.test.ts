@@ -111,6 +111,17 @@ describe('blocked-words moderation rule', () => {
       ).to.deep.equal([]);
       expect(rule.evaluate(eventDoc({ event: 'post.didCreate', data: { post: 'spam' } }))).to.deep.equal([]);
     });
+    // Another sender's body (a foreign event) is not trusted to say who wrote it: its decision
+    // named whichever user the body gave, signed and delivered to the moderation team and listed
+    // under that user, as if the platform had said so.
+    it('flags another sender’s (foreign) post or comment without naming a user', () => {
+      expect(rule.evaluate({ ...comment('more spam'), status: 'foreign' })).to.deep.equal([
+        { action: 'flag', reason: 'blocklisted word: "spam"', subject: { type: 'comment', id: 'cm-7' } },
+      ]);
+      expect(rule.evaluate({ ...post('spam'), status: 'foreign' })).to.deep.equal([
+        { action: 'flag', reason: 'blocklisted word: "spam"', subject: { type: 'post', id: 'p-1' } },
+      ]);
+    });
     it('with no words configured decides nothing', () => {
       expect(createBlockedWordsRule([]).evaluate(post('spam'))).to.deep.equal([]);
     });
