@@ -76,9 +76,10 @@ function foldPiece(text: string): string {
       // First: a compatibility form may fold to a capital (black-letter `ℌ` is `H`).
       .normalize('NFKC')
       .replaceAll('\u0130', 'I')
-      .toLowerCase()
-      .toUpperCase()
-      .toLowerCase()
+      // The dotless ı folds to itself: through the chain its upper case `I` would lower to `i`.
+      .split('\u0131')
+      .map((part) => part.toLowerCase().toUpperCase().toLowerCase())
+      .join('\u0131')
       .replaceAll('\u03c2', '\u03c3')
       .normalize('NFC')
   );
