@@ -8,6 +8,7 @@ import { createDeliveryDecider, readBody, type DeliveryRules } from '../decision
 import { deliveryJob } from '../delivery-job.ts';
 import type { ReceiverMetrics, RejectReason } from '../receiver-metrics.ts';
 import type { Spool } from '../spool/open-spool.ts';
+import { SPOOL_DEADLINE_MS } from '../spool/spool-deadline.ts';
 import { SpoolFullError } from '../spool/spool-full-error.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
 import { readRawBody } from './read-raw-body.ts';
@@ -46,17 +47,6 @@ export type WebhookHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 
 // A string, not a Buffer: Node then sends headers and body in one write instead of a writev.
 const emptyObject = '{}';
-
-/**
- * How long after its arrival a request waits for its spool write: the platform's own deadline
- * (docs/contract.md#answer). Past it the platform counts the delivery failed whatever the answer
- * (it may send it again, or not), so a 503 then frees the request instead of holding it for as
- * long as the disk stalls. The write goes on, also for a request already past the deadline when it
- * reaches the spool: the event is kept and processed even if no retry comes, and a retry that does
- * is dropped as a redelivery, except an undated join, leave or profile update, queued again as
- * every delivery of one is (docs/receiver.md#spool).
- */
-const SPOOL_DEADLINE_MS = 1_500;
 
 /**
  * What the spool write is left of SPOOL_DEADLINE_MS at the least: the enqueue gets the rest (its

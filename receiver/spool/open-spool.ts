@@ -18,6 +18,7 @@ import { newInstanceName, ownerSocketPath, stoppedMarkName } from './instance-fo
 import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
 import { spoolDirStep } from './spool-dir-error.ts';
 import { SpoolFullError } from './spool-full-error.ts';
+import { SPOOL_DEADLINE_MS } from './spool-deadline.ts';
 
 /**
  * The durable local spool: events the queue could not take in time, one JSON line
@@ -81,8 +82,6 @@ const OWNER_CHECK_MS = 5_000;
 const ADOPT_QUIET_MS = 60_000;
 /** SpoolOptions.maxPendingBytes's default. */
 const MAX_PENDING_BYTES = 64 * 1024 * 1024;
-/** SpoolOptions.stalledAfterMs's default. */
-const STALLED_AFTER_MS = 1_500;
 
 export interface SpoolOptions {
   /** A segment is closed once it grows past this, so a drain never reads a huge file. */
@@ -112,8 +111,8 @@ export interface SpoolOptions {
    */
   maxPendingBytes?: number;
   /**
-   * checkWritable fails while an append has waited this long (ms; default 1,500, the receiver's
-   * budget for a spooled answer) for its write: an fsync that does not return (a stalled volume)
+   * checkWritable fails while an append has waited this long (ms; default SPOOL_DEADLINE_MS, the
+   * receiver's budget for a spooled answer) for its write: an fsync that does not return (a stalled volume)
    * fails no write, yet every delivery spooled meanwhile is answered 503.
    */
   stalledAfterMs?: number;
@@ -155,7 +154,7 @@ async function openInstance(
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
   const maxPendingBytes = options.maxPendingBytes ?? MAX_PENDING_BYTES;
-  const stalledAfterMs = options.stalledAfterMs ?? STALLED_AFTER_MS;
+  const stalledAfterMs = options.stalledAfterMs ?? SPOOL_DEADLINE_MS;
   const dir = join(root, instance);
   let foreign = 0;
   /** Foreign entries reported, each once however often the folder is looked at. */

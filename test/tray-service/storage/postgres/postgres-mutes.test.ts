@@ -3,7 +3,8 @@ import pg from 'pg';
 import type { MuteTarget } from '../../../../tray-service/domain/mute-changes.ts';
 import { createPostgresMutes } from '../../../../tray-service/storage/postgres/postgres-mutes.ts';
 import { waitFor } from '../../../support/wait-for.ts';
-import { NOW, RETENTION_DAYS, RETENTION_MS, useTray } from './tray-fixture.ts';
+import { NOW, RETENTION_DAYS, useTray } from './tray-fixture.ts';
+import { expectKeptSpansLeftOutOfUserLimit } from '../kept-spans-user-limit.ts';
 
 // What only PostgreSQL shows of mutes (their behaviour is in the storage conformance suite): an
 // interleaving of a PUT and a DELETE of one mute that the conformance case's race rarely hits,
@@ -52,27 +53,16 @@ describe('storage/postgres mutes', () => {
   // counted for good and the user's PUTs were refused, where only spans in force or ended within
   // the retention count.
   it('counts a span the purge keeps past its retention (its expiry moved) as ended, not toward the user limit', async () => {
-    const mutes = createPostgresMutes(tray.pg.pool);
-    const user = 'u-kept-spans';
-    const put = (n: number, now: number, until: number | null = null) =>
-      mutes.putMute(
-        user,
-        { targetType: 'post', targetId: `p-${n}` },
-        until,
-        now,
-        RETENTION_DAYS,
-        1_000,
-        100,
-        3,
-      );
-    for (const n of [1, 2, 3]) expect(await put(n, NOW + n, NOW + n + 1)).to.include({ createdAt: NOW + n });
-    expect(await put(4, NOW + 10)).to.equal('too many user spans');
     // What the purge does to spans a record of the user still needs.
-    await tray.pg.pool.query('UPDATE tray_mutes SET expires_at = $2 WHERE user_id = $1', [
-      user,
-      NOW + 10 * RETENTION_MS,
-    ]);
-    const later = NOW + 4 + RETENTION_MS + 1;
-    expect(await put(4, later)).to.include({ createdAt: later, until: null });
+    await expectKeptSpansLeftOutOfUserLimit(
+      createPostgresMutes(tray.pg.pool),
+      async (userId, expiresAt) =>
+        void (await tray.pg.pool.query('UPDATE tray_mutes SET expires_at = $2 WHERE user_id = $1', [
+          userId,
+          expiresAt,
+        ])),
+      NOW,
+      RETENTION_DAYS,
+    );
   });
 });

@@ -69,13 +69,14 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
         // Counted under the user's lock: no other PUT of the user writes until this one has.
         if (!current && (await mutesInForce(userId, now)).length >= maxInForce) return 'too many';
         // In force or ended within the retention (not every span stored: see the domain's rule).
-        const counted = docs.filter((doc) => countsTowardSpanLimit(doc, now, retentionDays * DAY_MS));
+        const keepMs = retentionDays * DAY_MS;
+        const counted = docs.filter((doc) => countsTowardSpanLimit(doc, now, keepMs));
         if (!current && counted.length >= maxSpansPerTarget) return 'too many spans';
         // The user's spans of any targets in force or ended within the retention, by their end
         // (until or removal, whichever came first), counted up to the limit: not by their expiry,
         // which the purge moves past the retention while a record of the user counts from before
         // the end (countsTowardSpanLimit).
-        const endedBefore = now - retentionDays * DAY_MS;
+        const endedBefore = now - keepMs;
         if (
           !current &&
           Number.isFinite(maxSpansPerUser) &&

@@ -1,6 +1,4 @@
-import { expect } from 'chai';
 import { MongoClient, type Db } from 'mongodb';
-import { DAY_MS } from '../../../../../shared/time/durations.ts';
 import { TRAY_MUTES } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { createMongoMutes } from '../../../../../tray-service/storage/mongodb/mutes/mongo-mutes.ts';
 import type { MuteDoc } from '../../../../../tray-service/storage/mongodb/mutes/tray-mutes-collection.ts';
@@ -8,6 +6,7 @@ import { trayCollections } from '../../../../../tray-service/storage/mongodb/tra
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../../support/suite-resources.ts';
 import { testStack } from '../../../../support/test-stack.ts';
+import { expectKeptSpansLeftOutOfUserLimit } from '../../kept-spans-user-limit.ts';
 
 const NOW = Date.UTC(2026, 10, 20, 10);
 const RETENTION_DAYS = 90;
@@ -36,26 +35,14 @@ describe('MongoDB adapter: mutes', function () {
   // ended within the retention count.
   it('counts a span the purge keeps past its retention (its expiry moved) as ended, not toward the user limit', async () => {
     if (!db) throw new Error('no database');
-    const mutes = createMongoMutes(db);
-    const user = 'u-kept-spans';
-    const put = (n: number, now: number, until: number | null = null) =>
-      mutes.putMute(
-        user,
-        { targetType: 'post', targetId: `p-${n}` },
-        until,
-        now,
-        RETENTION_DAYS,
-        1_000,
-        100,
-        3,
-      );
-    for (const n of [1, 2, 3]) expect(await put(n, NOW + n, NOW + n + 1)).to.include({ createdAt: NOW + n });
-    expect(await put(4, NOW + 10)).to.equal('too many user spans');
+    const mutes = db.collection<MuteDoc>(TRAY_MUTES);
     // What the purge does to spans a record of the user still needs.
-    await db
-      .collection<MuteDoc>(TRAY_MUTES)
-      .updateMany({ userId: user }, { $set: { expiresAt: new Date(NOW + 10 * RETENTION_DAYS * DAY_MS) } });
-    const later = NOW + 4 + RETENTION_DAYS * DAY_MS + 1;
-    expect(await put(4, later)).to.include({ createdAt: later, until: null });
+    await expectKeptSpansLeftOutOfUserLimit(
+      createMongoMutes(db),
+      async (userId, expiresAt) =>
+        void (await mutes.updateMany({ userId }, { $set: { expiresAt: new Date(expiresAt) } })),
+      NOW,
+      RETENTION_DAYS,
+    );
   });
 });
