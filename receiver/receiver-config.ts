@@ -10,22 +10,9 @@ import type { WebhookSecret } from './signature/parse-webhook-secrets.ts';
 import { parseSignatureHeader, parseSignatureScheme } from './signature/parse-signature-options.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { checkMetricsPort, opsShape } from '../shared/config/ops-config.ts';
-import { onOff, port, positiveInt, wholeNumber } from '../shared/config/env-types.ts';
+import { onOff, parsedWith, port, positiveInt, wholeNumber } from '../shared/config/env-types.ts';
 import { parseEnv, type Env } from '../shared/config/parse-env.ts';
 import { receiverListenShape } from '../shared/config/listen-config.ts';
-
-/** A variable parsed by one of the receiver's pure parsers; their error messages name the bad entry. */
-const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
-  const text = missing === undefined ? z.string() : z.string({ error: missing });
-  return text.transform((value, ctx) => {
-    try {
-      return parse(value);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
-};
 
 /** Routes the receiver serves on its own port besides the webhook path. */
 const OWN_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hashTagOf, type RedisClusterTarget, type RedisTarget } from '../redis/redis-target.ts';
-import { logLevel, url } from './env-types.ts';
+import { logLevel, parsedWith, url } from './env-types.ts';
 import { parseClusterNodes } from './parse-cluster-nodes.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
@@ -8,17 +8,7 @@ import { ConfigError } from '../errors/config-error.ts';
 export const commonShape = {
   REDIS_URL: url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
   /** Seed nodes of a Redis Cluster; when set, REDIS_URL gives only their credentials (withRedisTarget). */
-  REDIS_CLUSTER_NODES: z
-    .string()
-    .transform((value, ctx) => {
-      try {
-        return parseClusterNodes(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    })
-    .optional(),
+  REDIS_CLUSTER_NODES: parsedWith(parseClusterNodes).optional(),
   /**
    * Prefix of every bull key in Redis: the queues of several deployments (or test suites) on one
    * Redis; the tray's other prefixes must differ too (docs/configuration.md). Braces are allowed

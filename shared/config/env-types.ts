@@ -3,6 +3,22 @@ import { z } from 'zod';
 // Reusable variable types. Each message says what is expected, because it is shown to an operator.
 
 /**
+ * A variable read by a pure parser whose error message names the bad entry (a list's empty place,
+ * an unknown name): that message is the variable's. `missing`: the message when it is required.
+ */
+export const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
+  const text = missing === undefined ? z.string() : z.string({ error: missing });
+  return text.transform((value, ctx) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+};
+
+/**
  * A whole number written in decimal digits: z.coerce.number alone would also take `0x10`, `1e2`
  * or `2.0`, which an operator never means as a count or a port.
  */

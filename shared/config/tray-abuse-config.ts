@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { parseCidr, parseCidrList } from '../address/parse-cidr.ts';
 import { firstTooWide, showCidr } from '../address/too-wide.ts';
-import { positiveInt } from './env-types.ts';
+import { parsedWith, positiveInt } from './env-types.ts';
 import { listEntries } from '../text/list-entries.ts';
 
 /**
@@ -37,17 +36,7 @@ export function parseTrayTrustProxy(text: string): string[] {
 
 /** Variables of the tray API's defences against abuse by source address (docs/tray-api.md). */
 export const trayAbuseShape = {
-  TRUST_PROXY: z
-    .string()
-    .transform((value, ctx) => {
-      try {
-        return parseTrayTrustProxy(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    })
-    .default([]),
+  TRUST_PROXY: parsedWith(parseTrayTrustProxy).default([]),
   /** Failed authentications (bad token, unknown ticket, wrong admin token) per address per window. */
   AUTH_FAILURE_LIMIT: positiveInt(20, 1_000_000),
   /** The window of AUTH_FAILURE_LIMIT, and how long an address over it is refused (429). */
@@ -55,18 +44,10 @@ export const trayAbuseShape = {
     error: 'expected a whole number of seconds in milliseconds (1000, 60000, ...)',
   }),
   /** Addresses/CIDRs whose failed authentications are never counted nor refused (app back ends). */
-  AUTH_FAILURE_EXEMPT: z
-    .string()
-    .transform((value, ctx) => {
-      try {
-        const ranges = parseCidrList(value);
-        const wide = firstTooWide(ranges, 'exempts');
-        if (wide) throw new Error(`"${showCidr(wide.cidr)}" ${wide.reason}; list the app back ends only`);
-        return ranges;
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    })
-    .default([]),
+  AUTH_FAILURE_EXEMPT: parsedWith((value) => {
+    const ranges = parseCidrList(value);
+    const wide = firstTooWide(ranges, 'exempts');
+    if (wide) throw new Error(`"${showCidr(wide.cidr)}" ${wide.reason}; list the app back ends only`);
+    return ranges;
+  }).default([]),
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
-import { durationSeconds, onOff, port } from './env-types.ts';
+import { durationSeconds, onOff, parsedWith, port } from './env-types.ts';
 import { listenHost, LOOPBACK } from './listen-config.ts';
 import { isLoopbackHost } from './loopback-host.ts';
 import { secureUrl } from './secure-url.ts';
@@ -14,18 +14,10 @@ import { checkMetricsPort } from './ops-config.ts';
  * a direct client writes in X-Forwarded-For. With it the dashboard's cookie is `Secure` when the
  * proxy says the browser came over https.
  */
-const trustProxy = z
-  .string()
-  .transform((value, ctx): false | string[] => {
-    try {
-      const entries = parseTrayTrustProxy(value);
-      return entries.length === 0 ? false : entries;
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  })
-  .default(false);
+const trustProxy = parsedWith((value): false | string[] => {
+  const entries = parseTrayTrustProxy(value);
+  return entries.length === 0 ? false : entries;
+}).default(false);
 
 /** Who is an admin, and where the admin API listens (docs/operations.md#admin-authentication). */
 export const trayAdminAccessShape = {

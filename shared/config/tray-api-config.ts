@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { durationSeconds, identifier, onOff, positiveInt, wholeNumber } from './env-types.ts';
+import { durationSeconds, identifier, onOff, parsedWith, positiveInt, wholeNumber } from './env-types.ts';
 import { corsOrigins } from './cors-origins.ts';
 import { secureUrl } from './secure-url.ts';
 import { ConfigError } from '../errors/config-error.ts';
@@ -26,19 +26,14 @@ export const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
  * A comma-separated list of JWS algorithms; `none` is not a signature algorithm and is never
  * accepted. An empty entry is named by its place, an unknown one by its name.
  */
-const algorithmList = z.string().transform((value, ctx) => {
+const algorithmList = parsedWith((value) => {
   const known = [...hmacAlgorithms, ...asymmetricAlgorithms];
-  try {
-    const items = listEntries(value);
-    const unknown = items.find((item) => !known.includes(item));
-    if (unknown !== undefined)
-      throw new Error(`"${unknown}" is not a JWS algorithm the tray verifies; expected ${known.join(', ')}`);
-    if (items.length === 0) throw new Error(`expected a comma-separated list of ${known.join(', ')}`);
-    return items;
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    return z.NEVER;
-  }
+  const items = listEntries(value);
+  const unknown = items.find((item) => !known.includes(item));
+  if (unknown !== undefined)
+    throw new Error(`"${unknown}" is not a JWS algorithm the tray verifies; expected ${known.join(', ')}`);
+  if (items.length === 0) throw new Error(`expected a comma-separated list of ${known.join(', ')}`);
+  return items;
 });
 
 /** Variables of the tray service's tray and block-list HTTP API: auth, rate limits. */
