@@ -6,9 +6,10 @@ export const JITTER = 0.2;
 
 /**
  * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503,
- * or undefined when that wait is longer than `maxMs` (the caller throws instead of waiting).
- * The service's `Retry-After` (seconds, or an HTTP date) wins when present and longer: asking
- * earlier is refused again and costs the caller's budget. Otherwise the wait doubles from 250 ms.
+ * or undefined when the service asks for a wait longer than `maxMs` (the caller throws instead of
+ * waiting). The service's `Retry-After` (seconds, or an HTTP date) wins when present and longer:
+ * asking earlier is refused again and costs the caller's budget. Otherwise the wait doubles from
+ * 250 ms, up to `maxMs` (a `maxMs` below 250 ms allows no wait at all).
  * Either way a random part is added, so many clients refused at the same moment do not all come
  * back in the same millisecond, but never past `maxMs`.
  */
@@ -19,7 +20,9 @@ export function retryDelay(
   random: () => number = Math.random,
   maxMs = Infinity,
 ): number | undefined {
-  const backoff = BASE_DELAY_MS * 2 ** attempt;
+  // The client's own backoff stops growing at the longest wait: uncapped, it outgrew that wait by
+  // the eighth retry and the call was thrown although the service had asked for a second only.
+  const backoff = Math.min(BASE_DELAY_MS * 2 ** attempt, Math.max(maxMs, BASE_DELAY_MS));
   // Never shorter than the backoff: a wait of nothing (`Retry-After: 0`, a date past, from a proxy
   // say) would send every retry at once, as the stream's reconnects never are (reconnectWait).
   const plain = Math.max(retryAfterMs(retryAfter, now) ?? 0, backoff);

@@ -32,7 +32,17 @@ describe('retryDelay', () => {
     it('waits nothing (undefined) for a Retry-After longer than it, whatever the random part', () => {
       expect(retryDelay(0, '2', NOW, () => 0, 1_999)).to.equal(undefined);
       expect(retryDelay(0, '2', NOW, () => 0.999, 1_999)).to.equal(undefined);
-      expect(retryDelay(2, null, NOW, () => 0, 999)).to.equal(undefined);
+    });
+
+    it("caps the client's own backoff at it: only a wait the service asks for is refused", () => {
+      // Uncapped, the eighth retry's backoff (32 s) passed the default 30 s, and a client given
+      // retries: 10 gave up after seven although the service only ever asked for a second.
+      expect(retryDelay(7, '1', NOW, () => 0, 30_000)).to.equal(30_000);
+      expect(retryDelay(9, null, NOW, () => 0.999, 30_000)).to.equal(30_000);
+      expect(retryDelay(2, null, NOW, () => 0, 999)).to.equal(999);
+      // A longest wait below the first backoff leaves no wait the client would make.
+      expect(retryDelay(0, null, NOW, () => 0, 0)).to.equal(undefined);
+      expect(retryDelay(3, null, NOW, () => 0, 249)).to.equal(undefined);
     });
   });
 
