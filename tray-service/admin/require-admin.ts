@@ -69,8 +69,8 @@ export interface AdminGuardOptions {
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The admin behind a request: its bearer credential when it sends one (a wrong one is a 401, never
- * a fall back to the cookie), else its session cookie; undefined with neither.
+ * The admin behind a request: its bearer credential when it sends one (a wrong or malformed one is
+ * a 401, never a fall back to the cookie), else its session cookie; undefined with neither.
  */
 export async function adminCaller(
   req: Request,
@@ -78,6 +78,10 @@ export async function adminCaller(
 ): Promise<AdminCaller | undefined> {
   const token = bearerToken(req);
   if (token !== undefined) return { via: 'bearer', principal: await authenticateAdmin(token, options.auth) };
+  // A bearer header of the wrong shape is a wrong credential too, not a missing one: the cookie
+  // beside it would otherwise decide. Another scheme (a proxy's Basic in front of the console) is
+  // not the admin's, and leaves the cookie to decide.
+  if (/^Bearer(?:\s|$)/i.test(req.get('authorization') ?? '')) throw malformedBearer();
   const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
   const session =
     id === undefined ? undefined : await options.sessions.find(id, (options.clock ?? Date.now)());
@@ -117,6 +121,11 @@ export async function stillAdmin(req: Request, options: AdminGuardOptions): Prom
 
 const unauthenticated = () =>
   new AppError('UNAUTHORIZED', 'missing bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+
+const malformedBearer = () =>
+  new AppError('UNAUTHORIZED', 'malformed bearer credential (Authorization: Bearer <token>, one token)', {
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+  });
 
 /** Admits `caller` (or throws): 401 without one, 403 for a cookie's changing request without its CSRF token. */
 function admit(req: Request, res: Response, caller: AdminCaller | undefined, csrf: boolean): void {

@@ -50,6 +50,23 @@ describe('requireAdmin (every /admin data path)', function () {
       .expect(401);
   });
 
+  it('takes a malformed bearer header as a 401 beside a valid cookie too, but not another scheme', async () => {
+    for (const header of ['Bearer a b', 'Bearer ', 'bearer', `Bearer  ${ADMIN_TOKEN} x`]) {
+      const res = await request(app)
+        .get('/admin/events')
+        .set('Cookie', cookie)
+        .set('Authorization', header)
+        .expect(401);
+      expect(res.body.message, header).to.match(/bearer/i);
+    }
+    // A proxy's Basic credential in front of the console is not the admin's: the cookie decides.
+    await request(app)
+      .get('/admin/events')
+      .set('Cookie', cookie)
+      .set('Authorization', 'Basic dTpw')
+      .expect(200);
+  });
+
   it('answers 401 to a user token and to a made-up cookie', async () => {
     await request(app)
       .get('/admin/events')
