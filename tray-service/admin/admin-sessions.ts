@@ -22,6 +22,7 @@ export interface AdminSessions {
   open(principal: AdminPrincipal, now: number): Promise<OpenedSession>;
   /** The session a cookie's id still stands for, or undefined. */
   find(id: string, now: number): Promise<AdminSession | undefined>;
+  /** Ends the session a cookie's id stands for, if it was opened here (not by another deployment). */
   close(id: string): Promise<void>;
 }
 
@@ -70,6 +71,15 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
   const keyOf = (id: string) =>
     `${options.prefix}:admin-session:${createHash('sha256').update(id).digest('base64url')}`;
   const current = options.adminToken === undefined ? undefined : fingerprintOf(options.adminToken);
+  /**
+   * Opened with the admin credentials in force here: another deployment's session (its own
+   * ADMIN_TOKEN or admin JWT key), or one of before a key change, is not. A record of an earlier
+   * version holds no fingerprint: it ends, as after a key change.
+   */
+  const ours = (record: SessionRecord) =>
+    record.kind === 'token'
+      ? current !== undefined && record.fingerprint === current
+      : options.adminJwtKey !== undefined && record.keyFingerprint === options.adminJwtKey;
   return {
     async open(principal, now) {
       const id = randomBytes(32).toString('base64url');
@@ -101,17 +111,10 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
       const raw = await guarded(() => redis.get(keyOf(id)));
       if (raw === null) return undefined;
       const record = JSON.parse(raw) as SessionRecord;
-      if (record.expiresAt <= now) return undefined;
+      if (record.expiresAt <= now || !ours(record)) return undefined;
       const session = { csrfToken: record.csrfToken, expiresAt: record.expiresAt };
-      if (record.kind === 'token') {
-        return current !== undefined && record.fingerprint === current
-          ? { principal: { kind: 'token' }, ...session }
-          : undefined;
-      }
-      // A record of an earlier version holds no fingerprint: it ends, as after a key change.
-      return options.adminJwtKey !== undefined &&
-        record.keyFingerprint === options.adminJwtKey &&
-        record.jwtExpiresAt > now
+      if (record.kind === 'token') return { principal: { kind: 'token' }, ...session };
+      return record.jwtExpiresAt > now
         ? {
             principal: { kind: 'jwt', subject: record.subject, expiresAt: record.jwtExpiresAt },
             ...session,
@@ -119,7 +122,12 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
         : undefined;
     },
     async close(id) {
-      if (ID.test(id)) await guarded(() => redis.del(keyOf(id)));
+      if (!ID.test(id)) return;
+      // A browser sends one deployment's cookie to another on the same host (cookies are not kept
+      // apart by port); on a shared Redis and prefix, deleting what it names ended the first
+      // deployment's session, and with it that admin's open tails and exports there.
+      const raw = await guarded(() => redis.get(keyOf(id)));
+      if (raw !== null && ours(JSON.parse(raw) as SessionRecord)) await guarded(() => redis.del(keyOf(id)));
     },
   };
 }

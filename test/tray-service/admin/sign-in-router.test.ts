@@ -114,6 +114,32 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
     });
   });
 
+  // Cookies are not kept apart by port: a browser sends one deployment's cookie to another on the
+  // same host. With a default session prefix shared on one Redis, the other's sign-in and sign-out
+  // deleted the session the cookie named, cutting the first deployment's open tails and exports.
+  describe("another deployment's session, named by the cookie (same host, same Redis)", () => {
+    const otherToken = `${ADMIN_TOKEN.slice(0, -5)}other`;
+    let other: Express;
+    let closeOther: () => void;
+    before(() => {
+      ({ app: other, close: closeOther } = adminApp(suite.storage, { adminToken: otherToken }));
+    });
+    after(() => closeOther());
+
+    it('is left alone by a sign-in and a sign-out there', async () => {
+      const { cookie } = await signIn();
+      await request(other)
+        .post('/admin/login')
+        .type('form')
+        .set('Cookie', cookie)
+        .send({ token: otherToken })
+        .expect(303);
+      await request(app).get('/admin/events').set('Cookie', cookie).expect(200);
+      await request(other).post('/admin/logout').set('Cookie', cookie).expect(303);
+      await request(app).get('/admin/events').set('Cookie', cookie).expect(200);
+    });
+  });
+
   describe('POST /admin/logout', () => {
     it('ends the session: its cookie no longer reads any data', async () => {
       const { cookie } = await signIn();
