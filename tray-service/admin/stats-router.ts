@@ -65,7 +65,10 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
         'until: at most 9999-12-31T23:59:00Z (a chart ends on a whole minute)',
       );
     }
-    return chartRange(since, until);
+    // Widened to whole minutes, 24 hours given part-way through a minute span 1,441: the chart
+    // keeps the 1,440 that end with until's, as the default range does.
+    const range = chartRange(since, until);
+    return { from: Math.max(range.from, range.to - MAX_CHART_MS), to: range.to };
   };
   const iso = (range: { from: number; to: number }) => ({
     from: new Date(range.from).toISOString(),

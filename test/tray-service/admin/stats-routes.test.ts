@@ -115,6 +115,19 @@ describe('GET /admin/stats/* (the events console’s traffic charts)', function 
         closeLater();
       }
     });
+    it('covers 1,440 minutes, until’s last, for 24 hours given part-way through a minute', async () => {
+      // Widened to whole minutes, such a range spanned 1,441: more than the limit it had passed.
+      const since = iso(NOW - 1_440 * MINUTE + 30_000);
+      const until = iso(NOW + 30_000);
+      for (const path of ['events-per-minute', 'lag']) {
+        const res = await get(`/admin/stats/${path}?since=${since}&until=${until}`).expect(200);
+        expect(res.body.minutes, path).to.have.lengthOf(1_440);
+        expect([res.body.from, res.body.to], path).to.deep.equal([
+          iso(NOW + MINUTE - 1_440 * MINUTE),
+          iso(NOW + MINUTE),
+        ]);
+      }
+    });
     it('refuses a range over 24 hours, a reversed one, and unknown parameters with 400 naming the field', async () => {
       const cases: [string, string][] = [
         [`?since=${iso(NOW - 25 * 60 * MINUTE)}&until=${iso(NOW)}`, 'until: at most 24 hours after since'],
