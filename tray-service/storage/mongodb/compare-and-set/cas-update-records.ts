@@ -45,7 +45,8 @@ export interface CasOptions extends StallOptions {
    */
   refresh?: () => Promise<void>;
   /**
-   * Called after each round with the records that round wrote (inserted or updated, as stored),
+   * Called after each round with the records that round wrote (inserted or updated, as this call
+   * wrote them: a write found landed under a later writer's state is told as written),
    * so live streams can be told (docs/live-tray.md), and with the changedAt of the state each
    * update replaced, by `_id` (an insert replaced none): a mark's announcement carries it. Runs
    * after the writes; it must not throw.
@@ -160,7 +161,10 @@ export async function casUpdateRecords(
       // call's change again over theirs would apply it twice (a mark-read over a delivery that came
       // after it). A claim taken over (a call stalled past the takeover) proves nothing.
       if (before && tried && (sameState(before, tried) || heldPast.has(key))) {
-        landed.push(before);
+        // Told as this call wrote it: the later state is its writer's to tell. Told as that state,
+        // a mark's announcement carried the later change time, and a live stream that sent the
+        // mark dropped the later writer's own announcement as already delivered.
+        landed.push(sameState(before, tried) ? before : tried);
         continue;
       }
       // Deleted while (or after) this call wrote it: neither counted nor told again, and not

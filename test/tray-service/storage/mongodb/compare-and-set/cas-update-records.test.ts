@@ -179,6 +179,32 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
       );
     });
 
+  // Reported as the later writer's state, a mark's announcement carried that writer's change time:
+  // a live stream sent the mark for it, counted it as sent, and dropped the writer's own
+  // announcement (the record's new activity) as one it had already delivered.
+  it('reports its own write, not the state that moved past it, when it takes that write for landed', async () => {
+    const record = aTrayRecord({ userId: 'u-5-reported', hasRead: false, actorsCount: 1, changedAt: 1_000 });
+    await records().insertOne(record);
+    const markRead: ComputeRecord = (_key, current) =>
+      current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
+    const shared = bulkMissingOnce(async () => {
+      await casUpdateRecords(mongo.db, [record._id], deliveryOf(), { owner: 'delivery', now: () => 3_000 });
+    });
+    const told: [TrayRecordDoc, number | undefined][] = [];
+    await casUpdateRecords(shared.db, [record._id], markRead, {
+      owner: 'mark',
+      now: () => 2_000,
+      onWritten: async (docs, replaced) =>
+        void told.push(
+          ...docs.map((doc) => [doc, replaced.get(doc._id)] as [TrayRecordDoc, number | undefined]),
+        ),
+    });
+    expect(shared.missed()).to.equal(true);
+    expect(
+      told.map(([doc, before]) => [doc.hasRead, doc.actorsCount, doc.changedAt, doc.version, before]),
+    ).to.deep.equal([[true, 1, 2_000, record.version + 1, 1_000]]);
+  });
+
   // The same shared-bulk miss, and the user's delete-all before the read again: the record is gone
   // because the delete came after this call's write (its claim of that version still names it),
   // and creating it again from nothing would bring the cleared tray's record back.
