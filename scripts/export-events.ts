@@ -12,7 +12,7 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SingleBar } from 'cli-progress';
@@ -128,9 +128,18 @@ function countBoundOf(option: string | undefined): number {
   return bound;
 }
 
-/** The folder --out names must exist: its files (the lock first) are made there. */
+/**
+ * The folder --out names must exist: its files (the lock first) are made there. A folder at --out
+ * itself is refused now: found only at the rename, the whole export ran first, and its partial
+ * file, named after --out, was inside the folder the refusal told the operator to move away.
+ */
 function checkOutFolder(out: string): void {
-  const folder = dirname(resolve(out));
+  const target = resolve(out);
+  if (out.endsWith('/') || statSync(target, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(
+      `--out: ${target} is a folder; name the file to write (such as ${join(target, 'events.ndjson')})`,
+    );
+  const folder = dirname(target);
   let isFolder: boolean;
   try {
     isFolder = statSync(folder).isDirectory();
@@ -291,8 +300,27 @@ function resumedAfter(partial: string, filter: EventsFilter): PageKey | undefine
   const { end, line } = lastCompleteLine(partial);
   truncateSync(partial, end);
   if (line === undefined) return undefined;
-  const { key, receivedAt } = JSON.parse(line) as { key: string; receivedAt: string };
-  return { at: new Date(receivedAt), id: key };
+  const last = exportedEvent(line);
+  if (last === undefined)
+    throw new UsageError(
+      `--resume: the last line of ${partial} is not an exported event (a key and a receivedAt time); move the file away to keep it, then run without --resume`,
+    );
+  return last;
+}
+
+/** Where an exported line's event sorts (its time and key), or undefined for another line. */
+function exportedEvent(line: string): PageKey | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { key, receivedAt } = parsed as { key?: unknown; receivedAt?: unknown };
+  const at = typeof receivedAt === 'string' ? new Date(receivedAt) : undefined;
+  if (typeof key !== 'string' || at === undefined || Number.isNaN(at.getTime())) return undefined;
+  return { at, id: key };
 }
 
 runCli(main);

@@ -64,7 +64,11 @@ async function main(): Promise<number> {
   if (!file || extra.length > 0) throw new UsageError(`expected exactly one file\n${usage}`);
   const format = values.format ?? { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson' }[extname(file)];
   if (format !== 'csv' && format !== 'ndjson') {
-    throw new UsageError('--format: expected csv or ndjson (cannot tell from the file name)');
+    throw new UsageError(
+      values.format === undefined
+        ? '--format: expected csv or ndjson (cannot tell from the file name)'
+        : `--format: expected csv or ndjson, not ${values.format}`,
+    );
   }
   // As the admin API and export-events read times: a real calendar day, and UTC without an offset.
   const givenAsOf = values['as-of'] === undefined ? undefined : parseIsoTime(values['as-of'])?.getTime();
@@ -109,8 +113,9 @@ async function main(): Promise<number> {
   const bar = progressBar('importing', 'bytes');
   /** Lines read by the batches stored so far: what a stopped run has imported. */
   let imported = 0;
-  // Batches are transactions: one cut short by a signal is rolled back, those before it stay. A
-  // re-run with the same time finishes the import (docs/operations.md#operator-scripts).
+  // On PostgreSQL batches are transactions: one cut short by a signal is rolled back, those before
+  // it stay (on MongoDB it may be partly in). A re-run with the same time finishes the import
+  // either way, as each line's change is idempotent (docs/operations.md#operator-scripts).
   const offStopSignal = onStopSignal(() => {
     bar.stop();
     process.stderr.write(

@@ -8,6 +8,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,8 +116,15 @@ describe('scripts/export-events.ts', function () {
     // interrupted run leaves: `keep` complete lines and part of the next.
     const interrupted = async (name: string, filters: string[], keep: number) => {
       const out = join(dir, name);
-      mkdirSync(join(out, 'in-the-way'), { recursive: true });
-      const stopped = await runScript('scripts/export-events.ts', ['--out', out, ...filters], env);
+      // A folder at --out is refused before the export starts; one made while it runs (as soon as
+      // its partial file appears) stops it at the rename, with everything written kept.
+      const watcher = watch(dir, (_change, file) => {
+        if (file === `${name}.partial` && !existsSync(out))
+          mkdirSync(join(out, 'in-the-way'), { recursive: true });
+      });
+      const stopped = await runScript('scripts/export-events.ts', ['--out', out, ...filters], env).finally(
+        () => watcher.close(),
+      );
       expect(stopped.code, stopped.stderr).to.equal(1);
       expect(stopped.stderr).to.include(
         `${out}.partial keeps them: run the same command with --resume to go on`,
@@ -176,6 +184,20 @@ describe('scripts/export-events.ts', function () {
       const resumed = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
       expect(resumed.code, resumed.stderr).to.equal(0);
       expect(readLines(out)).to.have.lengthOf(1200);
+    });
+
+    it('refuses a partial file whose last line is not an exported event, naming it, and leaves it', async () => {
+      const out = await interrupted('damaged.ndjson', [], 500);
+      const partial = `${out}.partial`;
+      const kept = readFileSync(partial, 'utf8').split('\n').slice(0, -2);
+      writeFileSync(partial, `${[...kept, '{"key": "x-1", "receivedAt": 12'].join('\n')}\n`);
+      const before = readFileSync(partial, 'utf8');
+      const refused = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(refused.code, refused.stderr).to.equal(2);
+      expect(refused.stderr.trim()).to.equal(
+        `--resume: the last line of ${partial} is not an exported event (a key and a receivedAt time); move the file away to keep it, then run without --resume`,
+      );
+      expect(readFileSync(partial, 'utf8')).to.equal(before);
     });
 
     it('refuses a partial file whose filters are not known, without removing it', async () => {
@@ -382,6 +404,21 @@ describe('scripts/export-events.ts', function () {
         expect(result.stderr).to.include(message);
       });
     }
+    // Found only at the rename, the whole export ran first, and its partial file was inside the
+    // folder the message said to move away.
+    it('--out naming an existing folder (with or without a slash) exits 2 before exporting anything', async () => {
+      const folder = join(dir, 'a-folder');
+      mkdirSync(folder);
+      for (const out of [folder, `${folder}/`]) {
+        const result = await runScript('scripts/export-events.ts', ['--out', out], env);
+        expect([result.code, result.stderr.trim()], out).to.deep.equal([
+          2,
+          `--out: ${folder} is a folder; name the file to write (such as ${join(folder, 'events.ndjson')})`,
+        ]);
+      }
+      expect(readdirSync(folder)).to.deep.equal([]);
+      expect(existsSync(`${folder}.partial`)).to.equal(false);
+    });
     it('--help prints the usage', async () => {
       const result = await runScript('scripts/export-events.ts', ['--help'], env);
       expect(result.code).to.equal(0);

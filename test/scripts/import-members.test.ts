@@ -337,7 +337,12 @@ describe('scripts/import-members.ts', function () {
       writeFileSync(file, 'x');
       const result = await run([file]);
       expect(result.code).to.equal(2);
-      expect(result.stderr).to.include('--format: expected csv or ndjson');
+      expect(result.stderr).to.include('--format: expected csv or ndjson (cannot tell from the file name)');
+      const given = await run([file, '--format', 'json']);
+      expect([given.code, given.stderr.trim()]).to.deep.equal([
+        2,
+        '--format: expected csv or ndjson, not json',
+      ]);
     });
     // Checked before the storage is opened (which would bring its schema up to date for nothing).
     it('a CSV without the required header, or a folder, exits 2 naming the problem, and opens no storage', async () => {
