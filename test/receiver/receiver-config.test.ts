@@ -53,6 +53,20 @@ describe('receiver configuration', () => {
       ).to.deep.equal(['eu:x-platform-signature', 'us:x-us-signature', 'acme:standard-webhooks']);
       expect(config.WEBHOOK_TOLERANCE_SECONDS).to.equal(60);
     });
+
+    // The secret check read the name as written: mixed case and digits changed character kind often
+    // enough to stop the start with "looks like a secret".
+    it('takes a header name as its sender spells it (Shopify’s X-Shopify-Hmac-SHA256)', () => {
+      for (const spelling of ['X-Shopify-Hmac-SHA256', 'X-Shopify-Hmac-Sha256']) {
+        const config = loadReceiverConfig({
+          WEBHOOK_SECRETS: 'shop=s1',
+          WEBHOOK_SIGNATURE_HEADER: `shop=${spelling}`,
+        });
+        expect(
+          config.WEBHOOK_SECRETS.map((secret) => secret.scheme === 'platform' && secret.header),
+        ).to.deep.equal(['x-shopify-hmac-sha256']);
+      }
+    });
   });
 
   for (const [variable, value, message] of [
