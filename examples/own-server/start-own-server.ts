@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Cidr } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
 import { createDeliveryDecider, readBody } from '../../receiver/decision/create-delivery-decider.ts';
+import { answerClientError } from '../../shared/http/listen.ts';
 import { readRawBody } from '../../receiver/http/read-raw-body.ts';
 import { webhookPathMatcher } from '../../receiver/http/webhook-path-matcher.ts';
 import type { SignatureScheme, WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
@@ -120,6 +121,9 @@ export async function startOwnServer(
       void answer(req, res);
     },
   );
+  // A request Node's parser refuses, or one too slow, gets the JSON error body the receiver answers
+  // (Node's own answer is a bare status line).
+  server.on('clientError', answerClientError);
   // A port in use (EADDRINUSE) rejects here; without the listener it was an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

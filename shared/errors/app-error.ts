@@ -24,11 +24,15 @@ export const errorCodes = {
   FORBIDDEN: { status: 403, code: 403000 },
   NOT_FOUND: { status: 404, code: 404000 },
   METHOD_NOT_ALLOWED: { status: 405, code: 405000 },
+  /** A request whose headers or whole body did not arrive in time (answered by the HTTP server). */
+  REQUEST_TIMEOUT: { status: 408, code: 408000 },
   GONE: { status: 410, code: 410000 },
   /** A write of a mute, a last-read time or a block for a user whose deletion is stored. */
   USER_DELETED: { status: 410, code: 410001 },
   PAYLOAD_TOO_LARGE: { status: 413, code: 413000 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 415000 },
+  /** Request headers past the HTTP server's limit (16 KiB). */
+  HEADERS_TOO_LARGE: { status: 431, code: 431000 },
   RATE_LIMITED: { status: 429, code: 400311 },
   /** Admin: every live tail the caller may have open is open (a user's streams replace their oldest). */
   TOO_MANY_STREAMS: { status: 429, code: 429001 },

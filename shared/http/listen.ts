@@ -15,25 +15,24 @@ import { hostPort } from './host-port.ts';
 
 /**
  * Node answers a request its parser refuses (a control character in a header, a malformed request
- * line) with a bare 400 before Express sees it. This answers the same status with the JSON error
- * body every other refusal has; timeouts and oversized headers keep Node's own status.
+ * line), or one that came too slowly, with a bare status before Express sees it. This answers the
+ * same status with the JSON error body every other refusal has.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   // Answer, then close the socket once the answer is flushed (a slow client must not keep it).
   if (socket.writable) {
-    const status =
+    const refusal =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 408
+        ? new AppError('REQUEST_TIMEOUT', 'request took too long to arrive')
         : error.code === 'HPE_HEADER_OVERFLOW'
-          ? 431
+          ? new AppError('HEADERS_TOO_LARGE', 'request headers too large')
           : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-            ? 413
-            : 400;
-    const body =
-      status === 400 ? JSON.stringify(errorBody(new AppError('BAD_REQUEST', 'malformed HTTP request'))) : '';
-    const type = body ? 'Content-Type: application/json\r\n' : '';
+            ? new AppError('PAYLOAD_TOO_LARGE', 'chunk extensions too large')
+            : new AppError('BAD_REQUEST', 'malformed HTTP request');
+    const body = JSON.stringify(errorBody(refusal));
+    const { status } = refusal;
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       () => socket.destroy(),
     );
     return;

@@ -122,6 +122,22 @@ describe('the own-server example (examples/own-server): the verification core in
     expect(answer).to.match(/^HTTP\/1\.1 408 /);
   });
 
+  // Node's parser answered these with a bare 400 and no body; the receiver answers its JSON error.
+  it('answers a request the HTTP parser refuses with 400 and the JSON error body, as the receiver does', async () => {
+    const socket = connect(server!.port, '127.0.0.1');
+    socket.write('POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Bad: a\u0001b\r\n\r\n');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(body)).to.deep.equal({
+      status: 'error',
+      code: 400000,
+      message: 'malformed HTTP request',
+    });
+  });
+
   describe('the webhook path, matched as the receiver matches it', () => {
     const prefix = useQueuePrefix();
     let receiver: TestReceiver;

@@ -86,6 +86,49 @@ describe('listen()', () => {
       await closeServer(server);
     }
   });
+
+  // Every error answer has the JSON error shape (docs/contract.md#errors); these three had none.
+  it('answers oversized headers (431), oversized chunk extensions (413) and slow headers (408) with the JSON error body', async () => {
+    const app = express();
+    app.post('/', (req, res) => {
+      req.resume();
+      req.on('end', () => res.json({}));
+    });
+    const server = await listen(app, { port: 0 });
+    server.headersTimeout = 300;
+    server.requestTimeout = 300;
+    try {
+      const { port } = server.address() as AddressInfo;
+      const cases: [string, string, number, string][] = [
+        [
+          `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+          'HTTP/1.1 431 Request Header Fields Too Large',
+          431000,
+          'request headers too large',
+        ],
+        [
+          `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;${'e'.repeat(20_000)}\r\nx\r\n0\r\n\r\n`,
+          'HTTP/1.1 413 Payload Too Large',
+          413000,
+          'chunk extensions too large',
+        ],
+        [
+          'GET / HTTP/1.1\r\nHost: x\r\n',
+          'HTTP/1.1 408 Request Timeout',
+          408000,
+          'request took too long to arrive',
+        ],
+      ];
+      for (const [request, statusLine, code, message] of cases) {
+        const [head = '', body = ''] = (await rawRequest(port, request)).split('\r\n\r\n');
+        expect(head.split('\r\n')[0], statusLine).to.equal(statusLine);
+        expect(head, statusLine).to.match(/^Content-Type: application\/json$/im);
+        expect(JSON.parse(body), statusLine).to.deep.equal({ status: 'error', code, message });
+      }
+    } finally {
+      await closeServer(server);
+    }
+  });
 });
 
 describe('closeServer()', () => {
