@@ -300,6 +300,8 @@ export async function applyRemovals(
   removals: readonly Removal[],
   options: {
     now: number;
+    /** The write clock (WriteContext.clock): the records' changedAt is stamped once the locks are had. */
+    clock?: (() => number) | undefined;
     retentionMs: number;
     /** Members whose `post` records one statement computes again (TRAY_FANOUT_BATCH). */
     membersPerStatement?: number;
@@ -329,6 +331,10 @@ export async function applyRemovals(
   // commits before the deletion's renames begin (which then see the rows it put back). Without it,
   // a row put back while the deletion's rename waited was never renamed: the deleted user named again.
   await lockKeys(client, [], [...new Set(voided.map((row) => row.actor_id))].map(profileLock));
+  // Stamped now that the locks are held, as the fan-out is: a removal that waited seconds behind a
+  // fan-out's locks would land with a stamp a stream's catch-up takes for one it had sent
+  // (docs/live-tray.md#event-ids-and-resuming).
+  const stampedAt = options.clock ? Math.max(options.now, options.clock()) : options.now;
 
   const groups = new Map<string, ActionRow>();
   for (const row of voided) groups.set(groupKey(row), row);
@@ -374,7 +380,7 @@ export async function applyRemovals(
       first ? recipients.rows.map((row) => row.recipient) : [],
       first ? recipients.rows.map((row) => row.verb) : [],
       first ? recipients.rows.map((row) => row.target_id) : [],
-      options.now,
+      stampedAt,
       // The members' part, when there are members: no other statement reads them.
       ...(communities.length > 0 ? [after, through] : []),
     ]);

@@ -412,6 +412,7 @@ export function createPostgresWrites(
     const { written, removed } = await inTransaction(pool, async (client) => {
       const applied = await applyRemovals(client, removals, {
         now: context.now,
+        clock: context.clock,
         retentionMs,
         membersPerStatement: membersPerFanOutStatement,
       });

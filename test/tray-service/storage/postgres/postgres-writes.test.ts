@@ -96,6 +96,34 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       }
     });
 
+    // The same for a removal that shrinks a group: stamped at the job's start, the shrunk record a
+    // removal wrote after waiting behind a fan-out's locks was skipped by a catch-up that had sent
+    // a later change, and kept the deleted comment's actor until a full reload.
+    it('stamps a removal’s shrunk record with the write clock once the group’s lock is had', async () => {
+      await personal([comment('p-shrunk', 'u-cid', 1), comment('p-shrunk', 'u-dee', 2)]);
+      const holder = await tray.pg.pool.connect();
+      let released = 0;
+      try {
+        await holder.query('BEGIN');
+        await lockKeys(holder, [groupLock('comment', 'p-shrunk')]);
+        const jobStart = Date.now();
+        const removed = tray.writes.applyRemovals(
+          [{ kind: 'comment', id: 'cm-p-shrunk-u-dee-2', postId: 'p-shrunk', at: at(3) }],
+          { ...tray.context(jobStart), clock: Date.now },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        released = Date.now();
+        await holder.query('COMMIT');
+        await removed;
+        const record = await tray.record('u-ana', 'comment', 'p-shrunk', Date.now());
+        expect(names(record)).to.deep.equal(['u-cid']);
+        expect(record?.changedAt, 'changedAt').to.be.at.least(released);
+      } finally {
+        if (!released) await holder.query('ROLLBACK');
+        holder.release();
+      }
+    });
+
     it('never notifies the recipient of their own action, nor names or counts them', async () => {
       await personal([comment('p-1', 'u-ana', 1)]);
       expect(await tray.record('u-ana', 'comment', 'p-1')).to.equal(undefined);
