@@ -12,7 +12,7 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SingleBar } from 'cli-progress';
@@ -25,7 +25,7 @@ import { createEventsQuery } from '../tray-service/use-cases/events-query.ts';
 import { lastCompleteLine } from './lib/last-complete-line.ts';
 import { takePidLock } from './lib/pid-lock.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
+import { commandLinePath, onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import { parseEventsFilter } from '../tray-service/admin/parse-events-filter.ts';
 import { AppError } from '../shared/errors/app-error.ts';
@@ -100,11 +100,12 @@ async function main(): Promise<number> {
     usage,
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}\n${usage}`);
-  const { out, resume, 'count-up-to': countUpTo, ...filters } = values;
-  if (!out) throw new UsageError(`--out: the output file is required\n${usage}`);
+  const { out: given, resume, 'count-up-to': countUpTo, ...filters } = values;
+  if (!given) throw new UsageError(`--out: the output file is required\n${usage}`);
+  const out = commandLinePath(given);
   const countBound = countBoundOf(countUpTo);
   const filter = filterOf(filters);
-  checkOutFolder(out);
+  checkOutFolder(out, given.endsWith('/'));
   const partial = `${out}.partial`;
   const unlock = lockPartial(partial);
   try {
@@ -133,9 +134,8 @@ function countBoundOf(option: string | undefined): number {
  * itself is refused now: found only at the rename, the whole export ran first, and its partial
  * file, named after --out, was inside the folder the refusal told the operator to move away.
  */
-function checkOutFolder(out: string): void {
-  const target = resolve(out);
-  if (out.endsWith('/') || statSync(target, { throwIfNoEntry: false })?.isDirectory())
+function checkOutFolder(target: string, typedAsFolder: boolean): void {
+  if (typedAsFolder || statSync(target, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(
       `--out: ${target} is a folder; name the file to write (such as ${join(target, 'events.ndjson')})`,
     );

@@ -6,7 +6,7 @@ import { createReadStream, statSync, type Stats } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
+import { commandLinePath, onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import {
   csvColumns,
@@ -60,8 +60,9 @@ async function main(): Promise<number> {
     },
     usage,
   );
-  const [file, ...extra] = positionals;
-  if (!file || extra.length > 0) throw new UsageError(`expected exactly one file\n${usage}`);
+  const [given, ...extra] = positionals;
+  if (!given || extra.length > 0) throw new UsageError(`expected exactly one file\n${usage}`);
+  const file = commandLinePath(given);
   const format = values.format ?? { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson' }[extname(file)];
   if (format !== 'csv' && format !== 'ndjson') {
     throw new UsageError(

@@ -16,7 +16,7 @@ import { describeRedisTarget, type RedisTarget } from '../shared/redis/redis-tar
 import { TimeoutError } from '../shared/errors/timeout-error.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { withTimeout } from '../shared/time/with-timeout.ts';
-import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
+import { commandLinePath, parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { failedJobIds, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
 
@@ -103,7 +103,7 @@ async function main(): Promise<number> {
   if (values.queue !== undefined && !QUEUES.includes(values.queue)) {
     throw new UsageError(`--queue: expected ${QUEUES.join(' or ')}`);
   }
-  const file = rest[0];
+  const file = rest[0] === undefined ? undefined : commandLinePath(rest[0]);
   if (command === 'spool') {
     if (!file || rest.length > 1) throw new UsageError('spool: expected exactly one file or directory');
     // A spool run cannot count without deciding per event (the dedupe script both checks and

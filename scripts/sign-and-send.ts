@@ -13,7 +13,7 @@ import { parseSignatureHeader, parseSignatureScheme } from '../receiver/signatur
 import { defaultSignatureHeader, standardSecretKey } from '../receiver/signature/parse-webhook-secrets.ts';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
-import { parseCli, runCli } from './lib/cli.ts';
+import { commandLinePath, parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 import { stackAddresses } from './lib/stack-addresses.ts';
 
@@ -52,8 +52,9 @@ async function main(): Promise<number> {
     },
     usage,
   );
-  const file = positionals[0];
-  if (!file) throw new UsageError(usage);
+  const typed = positionals[0];
+  if (!typed) throw new UsageError(usage);
+  const file = commandLinePath(typed);
   if (positionals.length > 1) throw new UsageError(`one file at a time; got ${positionals.length}`);
   // Where npm start's receiver listens: RECEIVER_HOST (or HOST), RECEIVER_PORT and WEBHOOK_PATH, as
   // the stack reads them (an empty one is unset).

@@ -1,9 +1,21 @@
 import { SingleBar, Presets } from 'cli-progress';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
 import { parseEnv } from '../../shared/config/parse-env.ts';
 import { ConfigError } from '../../shared/errors/config-error.ts';
 import { UsageError } from '../../shared/errors/usage-error.ts';
+
+/**
+ * A path given on the command line, from the folder the command was typed in. `npm run` runs a
+ * script at the package's root and names that folder in INIT_CWD: read from the root,
+ * `cd data && npm run import-members -- members.csv` found no such file. Run by node itself, the
+ * process's own working directory is that folder.
+ */
+export function commandLinePath(path: string): string {
+  const typedIn = process.env.npm_lifecycle_event === undefined ? undefined : process.env.INIT_CWD;
+  return resolve(typedIn || process.cwd(), path);
+}
 
 /** `--help`/`-h` anywhere in argv: print the usage and exit 0 (before any other check). */
 export function helpRequested(argv: readonly string[], usage: string): void {

@@ -361,5 +361,22 @@ describe('scripts/import-members.ts', function () {
       expect(folder.code).to.equal(2);
       expect(folder.stderr).to.include(`cannot read ${dir}: not a file`);
     });
+
+    // npm runs a script at the package's root; the folder the command was typed in is INIT_CWD.
+    // A relative path was read from the root: `cd data && npm run import-members -- members.csv`
+    // said the file did not exist.
+    it('reads a relative path from the folder `npm run` was typed in', async () => {
+      const file = join(dir, 'bad-header.csv');
+      writeFileSync(file, 'community,user\nc,u\n');
+      const typedIn = cleanEnv({
+        MONGODB_URI: 'mongodb://127.0.0.1:9/none',
+        MONGODB_DB: mongo.dbName,
+        INIT_CWD: dir,
+        npm_lifecycle_event: 'import-members',
+      });
+      const result = await runScript('scripts/import-members.ts', ['bad-header.csv'], typedIn, 60_000);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(`${file}: the CSV header must name communityId and userId`);
+    });
   });
 });

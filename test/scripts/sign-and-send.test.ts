@@ -114,6 +114,28 @@ describe('scripts/sign-and-send.ts', () => {
     }
   });
 
+  // npm runs a script at the package's root; the folder the command was typed in is INIT_CWD.
+  it('reads a relative path from the folder `npm run` was typed in', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
+    try {
+      writeFileSync(join(dir, 'event.json'), '{}');
+      const env = { STACK_DATA_DIR: dir, WEBHOOK_SECRET: 'a-secret', RECEIVER_PORT: '9' };
+      const typedIn = await runScript(
+        'scripts/sign-and-send.ts',
+        ['event.json'],
+        cleanEnv({ ...env, INIT_CWD: dir, npm_lifecycle_event: 'sign-and-send' }),
+      );
+      expect(typedIn.code).to.equal(1);
+      expect(typedIn.stderr).to.include('error: cannot reach http://127.0.0.1:9/webhooks');
+      // Run by node itself, the path is the process's own working directory's.
+      const direct = await runScript('scripts/sign-and-send.ts', ['event.json'], cleanEnv(env));
+      expect(direct.code).to.equal(2);
+      expect(direct.stderr).to.include('cannot read');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('with --scheme', () => {
     const send = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
       const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
