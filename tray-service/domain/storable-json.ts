@@ -2,7 +2,9 @@ import { isStorable } from './stored-text.ts';
 
 /**
  * A JSON value with every string in it, keys included, as storage can keep it: each U+0000 and
- * each lone surrogate becomes U+FFFD, the replacement character.
+ * each lone surrogate becomes U+FFFD, the replacement character; and every number JSON cannot
+ * hold (a sender's 1e400, which JSON.parse reads as Infinity) becomes null, as JSON.stringify
+ * writes it, so PostgreSQL's jsonb kept null already, while FerretDB refused the document.
  * - U+0000: PostgreSQL's text and jsonb cannot hold it, nor FerretDB's documents on it, and BSON
  *   refuses it in a field name.
  * - A lone surrogate: JSON may carry one as an escape ("\ud83d": half an emoji, cut by a sender
@@ -30,6 +32,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function fix(value: unknown): unknown {
   if (typeof value === 'string') return storable(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (const [index, item] of value.entries()) {

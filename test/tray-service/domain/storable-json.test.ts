@@ -52,6 +52,15 @@ describe('domain/storable-json', () => {
     expect(changed.same, 'an unchanged part is shared').to.equal(value.a);
   });
 
+  // JSON.parse reads a number too large for a double (1e400) as Infinity; FerretDB refuses it.
+  it('makes a number JSON cannot hold null, as JSON.stringify writes it, and leaves the others', () => {
+    const parsed = JSON.parse('{"tall": 1e400, "deep": [-1e400, 0.5], "n": 7}') as Record<string, unknown>;
+    expect(storableJson(parsed)).to.deep.equal({ tall: null, deep: [null, 0.5], n: 7 });
+    expect(storableJson({ tall: Number.NaN })).to.deep.equal({ tall: null });
+    const finite = { n: [1, -0, 1e308] };
+    expect(storableJson(finite)).to.equal(finite);
+  });
+
   it('keeps a key named __proto__ a key', () => {
     const parsed = JSON.parse('{"__proto__": {"x": "\\u0000"}, "y": 1}') as Record<string, unknown>;
     const cleaned = storableJson(parsed);

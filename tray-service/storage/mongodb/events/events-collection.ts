@@ -29,8 +29,8 @@ export interface StoredEventDoc {
   communityDay?: string;
   activityAt?: number;
   /**
-   * `data`'s keys are escaped (escaped-keys.ts): it had a key no field name may be. Absent: `data`
-   * is stored as received. Read it through payloadOf.
+   * `data` is escaped (escaped-keys.ts): it had a key no field name may be, or an array inside
+   * an array. Absent: `data` is stored as received. Read it through payloadOf.
    */
   keysEscaped?: true;
 }

@@ -36,12 +36,57 @@ describe('storage/mongodb/events/escaped-keys', () => {
 
   it('round-trips any JSON exactly, keys that already look escaped included', () => {
     const key = fc.string({
-      unit: fc.constantFrom('%', '$', '.', '2', '4', '5', 'E', 'e', 'a', '%2E', '%24', '%25'),
+      unit: fc.constantFrom(
+        '%',
+        '$',
+        '.',
+        '2',
+        '4',
+        '5',
+        'E',
+        'e',
+        'a',
+        '%2E',
+        '%24',
+        '%25',
+        '[',
+        ']',
+        '%[]',
+      ),
     });
     const json = fc.dictionary(key, fc.jsonValue());
     fc.assert(
       fc.property(json, (data) => {
         expect(JSON.stringify(unescapeKeys(escapeKeys(data)))).to.equal(JSON.stringify(data));
+      }),
+    );
+  });
+
+  // FerretDB refuses a document with an array directly inside an array ("nested arrays are not
+  // supported"): such an event failed its job on every attempt.
+  it('holds each array inside an array in an object, and leaves none in the escaped payload', () => {
+    const data = {
+      geo: [
+        [1, 2],
+        [3, [4, []]],
+      ],
+      odd: [{ '%[]': [1] }],
+    };
+    expect(hasRefusedKey(data)).to.equal(true);
+    expect(hasRefusedKey({ a: [{ b: [1] }] })).to.equal(false);
+    expect(escapeKeys(data)).to.deep.equal({
+      geo: [{ '%[]': [1, 2] }, { '%[]': [3, { '%[]': [4, { '%[]': [] }] }] }],
+      odd: [{ '%25[]': [1] }],
+    });
+    expect(unescapeKeys(escapeKeys(data))).to.deep.equal(data);
+    const arrayInArray = (value: unknown): boolean =>
+      Array.isArray(value)
+        ? value.some((item) => Array.isArray(item) || arrayInArray(item))
+        : typeof value === 'object' && value !== null && Object.values(value).some(arrayInArray);
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (json) => {
+        expect(arrayInArray(escapeKeys(json))).to.equal(false);
+        expect(hasRefusedKey(escapeKeys(json))).to.equal(false);
       }),
     );
   });
