@@ -28,6 +28,12 @@ export function createBullQueue<T>(
       const client = createRedis(connection.redis, {
         maxRetriesPerRequest: type === 'client' ? 1 : null,
         enableReadyCheck: type === 'client',
+        // The subscriber waits for messages with no command pending: a timeout would never arm.
+        ...(type === 'bclient'
+          ? { socketTimeout: blockingSocketTimeoutMs(settings) }
+          : type === 'client'
+            ? { socketTimeout: COMMAND_ANSWER_MS }
+            : {}),
       });
       clients.push(client);
       if (type === 'bclient') connectAgainOnEnd(client, () => closing);
@@ -47,6 +53,28 @@ export function createBullQueue<T>(
   };
   return queue;
 }
+
+/**
+ * How much longer than a blocking read's own timeout (bull's drainDelay) its answer may take before
+ * the blocking connection is taken for dead: a server that stopped answering without a reset (a
+ * primary gone, a failover behind one address) sends nothing, the socket sees no error while the
+ * read waits, and the OS's keep-alive first probes after two hours; the worker took no job for
+ * that long. A live server answers the read at its timeout, a busy one a little later.
+ */
+export const BLOCKING_ANSWER_MARGIN_MS = 10_000;
+
+/**
+ * The same for the command connection, whose commands (bull's scripts moving a job, extending its
+ * lock) are answered in milliseconds: a job taken through a fresh blocking connection was moved to
+ * active on the dead one, and waited there as long.
+ */
+export const COMMAND_ANSWER_MS = 10_000;
+
+/** bull's default drainDelay, in seconds. */
+const BULL_DRAIN_DELAY_S = 5;
+
+const blockingSocketTimeoutMs = (settings: Bull.AdvancedSettings | undefined) =>
+  (settings?.drainDelay ?? BULL_DRAIN_DELAY_S) * 1000 + BLOCKING_ANSWER_MARGIN_MS;
 
 /** How long after its end the blocking connection is connected again, unless bull did it first. */
 const BLOCKING_RECONNECT_MS = 1_000;

@@ -15,6 +15,12 @@ export interface RedisConnectionRules {
   connectTimeout: number;
   /** Wait before reconnect attempt `attempt` (1, 2, ...), in ms. */
   retryStrategy: (attempt: number) => number;
+  /**
+   * With a command waiting, how long the connection may receive nothing before it is dropped and
+   * made again (its commands sent again on the new one); unset: it waits for as long as the OS
+   * keeps the socket.
+   */
+  socketTimeout?: number;
 }
 
 /**
@@ -53,10 +59,18 @@ export const SLOTS_REFRESH_INTERVAL_MS = 2_000;
  * to the cluster as a whole; each node connection follows maxRetriesPerRequest.
  */
 export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionRules> = {}): RedisClient {
-  const { maxRetriesPerRequest, enableOfflineQueue, enableReadyCheck, connectTimeout, retryStrategy } = {
+  const {
+    maxRetriesPerRequest,
+    enableOfflineQueue,
+    enableReadyCheck,
+    connectTimeout,
+    retryStrategy,
+    socketTimeout,
+  } = {
     ...failFastRules,
     ...rules,
   };
+  const timeout = socketTimeout === undefined ? {} : { socketTimeout };
   if (!isCluster(target)) {
     const redis = new Redis(target, {
       maxRetriesPerRequest,
@@ -64,6 +78,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       enableReadyCheck,
       connectTimeout,
       retryStrategy,
+      ...timeout,
       reconnectOnError: reconnectOnReadonly,
     });
     // A cluster's subscriber connection is never restored this way: ioredis replaces it with a new
@@ -91,6 +106,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
         maxRetriesPerRequest,
         enableReadyCheck,
         connectTimeout,
+        ...timeout,
         ...target.auth,
         ...(target.tls ? { tls: target.tls } : {}),
       },

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Bull from 'bull';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { createBullQueue } from '../../../shared/queue/create-bull-queue.ts';
+import {
+  BLOCKING_ANSWER_MARGIN_MS,
+  COMMAND_ANSWER_MS,
+  createBullQueue,
+} from '../../../shared/queue/create-bull-queue.ts';
+import { startBlackholeProxy, type BlackholeProxy } from '../../support/blackhole-proxy.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 // The worker pauses its queue locally (without waiting for the jobs it holds) when the storage
@@ -44,5 +49,52 @@ describe('createBullQueue: the blocking connection after a local pause while Red
     await queue.add({ n: 2 });
     await waitFor(() => done.includes(2), 20_000, 'the job queued after the outage').catch(() => undefined);
     expect(done).to.deep.equal([1, 2]);
+  });
+});
+
+// A primary that dies without a reset, or fails over behind one address, leaves the blocking
+// connection's BRPOPLPUSH waiting on a socket that will never answer: nothing is sent on it while
+// it waits, so no retransmission fails it, and the OS's keep-alive first probes after two hours.
+// The worker took no job for that long, with /readyz green.
+describe('createBullQueue: the blocking connection to a server gone silent', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let redis: LocalServer | undefined;
+  let proxy: BlackholeProxy | undefined;
+  let queue: Bull.Queue<{ n: number }> | undefined;
+  let producer: Bull.Queue<{ n: number }> | undefined;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
+    redis = await startRedis({ dir, port: await freePort() });
+    proxy = await startBlackholeProxy(redis.port);
+  });
+  after(async () => {
+    await queue?.close(true).catch(() => undefined);
+    await producer?.close(true).catch(() => undefined);
+    await proxy?.close();
+    await redis?.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives up on it once an answer is overdue, connects again and takes the jobs queued meanwhile', async () => {
+    // A drain delay of 1 s: a live server answers each blocking read within about a second. The
+    // new blocking connection may take the job before the command connection has given up on the
+    // silent server too: bull's stalled check (every 2 s here, 30 s by default) puts it back.
+    queue = createBullQueue<{ n: number }>(
+      'silent',
+      { redis: `redis://127.0.0.1:${proxy!.port}`, prefix: 'bq' },
+      { drainDelay: 1, stalledInterval: 2_000 },
+    );
+    queue.on('error', () => undefined);
+    producer = createBullQueue<{ n: number }>('silent', { redis: redis!.url, prefix: 'bq' });
+    const done: number[] = [];
+    void queue.process(async (job) => void done.push(job.data.n));
+    await producer.add({ n: 1 });
+    await waitFor(() => done.includes(1), 10_000, 'the first job');
+    proxy!.blackhole();
+    const cut = Date.now();
+    await producer.add({ n: 2 });
+    await waitFor(() => done.includes(2), 40_000, 'the job queued after the cut');
+    expect(Date.now() - cut).to.be.below(COMMAND_ANSWER_MS + BLOCKING_ANSWER_MARGIN_MS + 10_000);
   });
 });
