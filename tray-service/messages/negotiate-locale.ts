@@ -94,10 +94,28 @@ function lookup(available: readonly string[], tag: string, refuses: Refuses): st
   return undefined;
 }
 
-/** Same language, other region: `pt-PT` or `pt` -> `pt-BR`, better than another language; not a refused one. */
+/**
+ * Same language and script, other region: `pt-PT` or `pt` -> `pt-BR`, better than another
+ * language; not a refused one. The script is the tag's own or its likely one (`zh-TW` is written in
+ * Traditional characters, `zh` and `zh-CN` in Simplified): another script is not a region, and a
+ * Taiwan reader is not given the Simplified catalogue for one.
+ */
 function sibling(available: readonly string[], tag: string, refuses: Refuses): string | undefined {
-  const language = canonical(tag)?.split('-')[0]?.toLowerCase();
-  return available.find((locale) => locale.split('-')[0]?.toLowerCase() === language && !refuses(locale));
+  const wanted = languageAndScript(tag);
+  if (wanted === undefined) return undefined;
+  return available.find((locale) => languageAndScript(locale) === wanted && !refuses(locale));
+}
+
+/** `zh-Hant`, `pt-Latn`: a tag's language and its script, written or likely (CLDR's likely subtags). */
+function languageAndScript(tag: string): string | undefined {
+  const name = canonical(tag);
+  if (name === undefined) return undefined;
+  try {
+    const { language, script } = new Intl.Locale(name).maximize();
+    return `${language}-${script ?? ''}`.toLowerCase();
+  } catch {
+    return undefined;
+  }
 }
 
 /**

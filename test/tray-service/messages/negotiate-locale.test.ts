@@ -198,5 +198,17 @@ describe('locale negotiation', () => {
     it('tries another region for each range in turn, after exact matches for all of them', () => {
       expect(negotiate(undefined, 'xx, pt-PT')).to.equal('pt-BR');
     });
+    // Another region, not another script: a Taiwan reader (zh-TW: Traditional) got the Simplified
+    // catalogue, the first zh-* in order, though a Traditional one was there.
+    it('takes another region of the same script only (zh-TW -> zh-Hant, never zh-Hans)', () => {
+      const chinese = ['en', 'zh-Hans', 'zh-Hant'];
+      expect(negotiateLocale(chinese, 'en', undefined, 'zh-TW')).to.equal('zh-Hant');
+      expect(negotiateLocale(chinese, 'en', 'zh-HK', undefined)).to.equal('zh-Hant');
+      expect(negotiateLocale(chinese, 'en', undefined, 'zh-CN')).to.equal('zh-Hans');
+      expect(negotiateLocale(['en', 'zh-Hans'], 'en', undefined, 'zh-Hant-TW')).to.equal('en');
+      expect(negotiateLocale(['en', 'sr-Latn'], 'en', undefined, 'sr-RS')).to.equal('en');
+      // A bare language names its usual script: zh is Simplified Chinese.
+      expect(negotiateLocale(chinese, 'en', undefined, 'zh')).to.equal('zh-Hans');
+    });
   });
 });
