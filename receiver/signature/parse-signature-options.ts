@@ -25,10 +25,9 @@ const reserved: Readonly<Record<string, string>> = {
 /** A value of WEBHOOK_SIGNATURE_HEADER: the header a platform-scheme signature comes in. */
 export function parseSignatureHeader(value: string): string {
   const name = value.toLowerCase();
-  // Not repeated, as above: the value may be a secret pasted into the wrong variable. Judged in
-  // lower case, as the name is used: a sender's spelling (X-Shopify-Hmac-SHA256) changes between
-  // upper case, lower case and digits as often as a secret does.
-  if (looksLikeSecret(name)) {
+  // Not repeated, as above: the value may be a secret pasted into the wrong variable. Judged as
+  // written: lower-cased, a mixed-case secret no longer looked like one.
+  if (looksLikeSecret(value)) {
     // It would be logged at start-up as the header's name.
     throw new Error('looks like a secret, not an HTTP header name (was a secret pasted here?)');
   }

@@ -117,6 +117,11 @@ describe('receiver configuration', () => {
     ],
     [
       'WEBHOOK_SIGNATURE_HEADER',
+      'eu=Qm9vT3hY7pLk2ZrW8vNc4aTs',
+      'entry 1 (eu): looks like a secret, not an HTTP header name (was a secret pasted here?)',
+    ],
+    [
+      'WEBHOOK_SIGNATURE_HEADER',
       'eu=whsec_topsecret',
       'entry 1 (eu): looks like a secret, not an HTTP header name (was a secret pasted here?)',
     ],

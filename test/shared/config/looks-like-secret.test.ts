@@ -11,6 +11,10 @@ describe('looksLikeSecret: a secret pasted where a name belongs', () => {
       'Kq7vN2pX9wLm4RtY8sZb3cFh6jDg1aE5',
       'pZ3k9QwErT5yUi8oPa2sDf7g/H+j4KlZ=',
       'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      // Prefixed and Base64url ones: the random part decides, not the separators.
+      'sk_Live_4eC39HqLyjWDarjtT1zdp7dc',
+      'Qm9vT3hY7pLk2ZrW8vNc4aTs',
+      'xK2_pQ9-vT4wR7-mN3sL8_yB6cJ1hG5d',
     ])
       expect(looksLikeSecret(secret), secret).to.equal(true);
   });
@@ -35,6 +39,11 @@ describe('looksLikeSecret: a secret pasted where a name belongs', () => {
       'default',
       'deadbeef',
       'PlatformEventsEU2026',
+      // As their senders spell them: a separator is where a word ends, not a change of kind.
+      'X-Shopify-Hmac-SHA256',
+      'X-Shopify-Hmac-Sha256',
+      'X-GitHub-Hook-Installation-Target-ID',
+      'X-Twilio-Email-Event-Webhook-Signature',
     ])
       expect(looksLikeSecret(name), name).to.equal(false);
   });
