@@ -82,7 +82,7 @@ async function renameRecords(
 async function renameLegacyRecords(
   pool: pg.Pool,
   ids: readonly string[],
-  now: number,
+  now: Stamp,
   told: (records: InboxRecord[]) => Promise<void>,
   page: number,
 ): Promise<void> {
@@ -103,7 +103,7 @@ async function renameLegacyRecords(
       await renameRecords(
         pool,
         ids,
-        now,
+        stampOf(now),
         `SELECT k.user_id, k.key FROM unnest($4::text[], $5::text[]) AS k(user_id, key)
          JOIN tray_records c ON c.user_id = k.user_id AND c.key = k.key
          WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS id WHERE strpos(c.actors::text, id) > 0)`,
@@ -114,6 +114,15 @@ async function renameLegacyRecords(
     after = { user: last.user_id, key: last.key };
   }
 }
+
+/**
+ * The change time a rewrite stamps: a time, or the write clock read at each statement, so a
+ * rename that waited behind other writers, or runs many pages, lands within a live stream's settle
+ * window of when it is written (docs/live-tray.md#event-ids-and-resuming).
+ */
+export type Stamp = number | (() => number);
+
+const stampOf = (now: Stamp) => (typeof now === 'function' ? now() : now);
 
 /**
  * Rewrites a deleted user's snapshots in every record that names them and hands each batch of
@@ -128,7 +137,7 @@ async function renameLegacyRecords(
 export async function renameInRecords(
   pool: pg.Pool,
   ids: readonly string[],
-  now: number,
+  now: Stamp,
   told: (records: InboxRecord[]) => Promise<void>,
   page = DELETED_USER_PAGE,
 ): Promise<void> {
@@ -146,7 +155,7 @@ export async function renameInRecords(
       await renameRecords(
         pool,
         ids,
-        now,
+        stampOf(now),
         `SELECT k.user_id, k.key FROM unnest($4::text[], $5::text[]) AS k(user_id, key)`,
         [part.map((row) => row.user_id), part.map((row) => row.key)],
       ),
@@ -173,7 +182,7 @@ export async function renameInRecords(
           await renameRecords(
             pool,
             ids,
-            now,
+            stampOf(now),
             `SELECT u AS user_id, tray_record_key('post', $4::text, u) AS key FROM unnest($5::text[]) AS u`,
             [communityId, users],
           ),

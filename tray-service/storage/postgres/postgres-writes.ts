@@ -577,7 +577,11 @@ export function createPostgresWrites(
       await pool.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
       // Expired records are renamed too while their group lives (none keeps the name), and told
       // like the others: which of them live streams hear of is the caller's to decide.
-      await renameInRecords(pool, ids, context.now, (renamed) => tell(context, renamed));
+      // Stamped as each page is written, not at the job's start: the wait above may have been long.
+      const { now, clock } = context;
+      await renameInRecords(pool, ids, clock ? () => Math.max(now, clock()) : now, (renamed) =>
+        tell(context, renamed),
+      );
     },
   };
 }

@@ -896,6 +896,33 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       });
     });
 
+    // As a removal's: stamped at the job's start, the records a deletion renamed after waiting
+    // behind a write of their group landed outside a live stream's settle window.
+    it('stamps the renamed records with the write clock once the writers of their groups are done', async () => {
+      await personal([comment('p-del', 'u-cid', 1)]);
+      const holder = await tray.pg.pool.connect();
+      let released = 0;
+      try {
+        await holder.query('BEGIN');
+        await lockKeys(holder, [groupLock('comment', 'p-del')]);
+        const jobStart = Date.now();
+        const deleting = tray.writes.applyProfiles(
+          [{ userId: 'u-cid', displayName: 'Cid', deleted: true, at: at(2) }],
+          { ...tray.context(jobStart), clock: Date.now },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        released = Date.now();
+        await holder.query('COMMIT');
+        await deleting;
+        const record = await tray.record('u-ana', 'comment', 'p-del', Date.now());
+        expect(record?.actors[0]?.name).to.equal('Deleted user');
+        expect(record?.changedAt, 'changedAt').to.be.at.least(released);
+      } finally {
+        if (!released) await holder.query('ROLLBACK');
+        holder.release();
+      }
+    });
+
     it('keeps names as snapshots on a plain rename', async () => {
       await personal([comment('p-1', 'u-cid', 1)]);
       await tray.writes.applyProfiles(
