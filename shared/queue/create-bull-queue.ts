@@ -18,6 +18,8 @@ export function createBullQueue<T>(
   name: string,
   connection: QueueConnection,
   settings?: Bull.AdvancedSettings,
+  /** How long a command may go unanswered on the command connection (COMMAND_ANSWER_MS). */
+  commandAnswerMs = COMMAND_ANSWER_MS,
 ): Bull.Queue<T> {
   const clients: RedisClient[] = [];
   let closing = false;
@@ -32,7 +34,7 @@ export function createBullQueue<T>(
         ...(type === 'bclient'
           ? { socketTimeout: blockingSocketTimeoutMs(settings) }
           : type === 'client'
-            ? { socketTimeout: COMMAND_ANSWER_MS }
+            ? { socketTimeout: commandAnswerMs }
             : {}),
       });
       clients.push(client);
@@ -66,9 +68,11 @@ export const BLOCKING_ANSWER_MARGIN_MS = 10_000;
 /**
  * The same for the command connection, whose commands (bull's scripts moving a job, extending its
  * lock) are answered in milliseconds: a job taken through a fresh blocking connection was moved to
- * active on the dead one, and waited there as long.
+ * active on the dead one, and waited there as long. A minute, not seconds: the queue dashboard's
+ * clean of a large failed set is one script that may run for many seconds, and a connection
+ * dropped under it would send it, and the lock renewals waiting behind it, again.
  */
-export const COMMAND_ANSWER_MS = 10_000;
+export const COMMAND_ANSWER_MS = 60_000;
 
 /** bull's default drainDelay, in seconds. */
 const BULL_DRAIN_DELAY_S = 5;

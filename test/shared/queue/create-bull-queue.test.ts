@@ -4,11 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Bull from 'bull';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import {
-  BLOCKING_ANSWER_MARGIN_MS,
-  COMMAND_ANSWER_MS,
-  createBullQueue,
-} from '../../../shared/queue/create-bull-queue.ts';
+import { BLOCKING_ANSWER_MARGIN_MS, createBullQueue } from '../../../shared/queue/create-bull-queue.ts';
 import { startBlackholeProxy, type BlackholeProxy } from '../../support/blackhole-proxy.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -56,6 +52,9 @@ describe('createBullQueue: the blocking connection after a local pause while Red
 // connection's BRPOPLPUSH waiting on a socket that will never answer: nothing is sent on it while
 // it waits, so no retransmission fails it, and the OS's keep-alive first probes after two hours.
 // The worker took no job for that long, with /readyz green.
+/** The command connection's wait, shorter than its minute by default (COMMAND_ANSWER_MS). */
+const COMMAND_WAIT_MS = 5_000;
+
 describe('createBullQueue: the blocking connection to a server gone silent', function () {
   this.timeout(60_000);
   let dir: string;
@@ -84,6 +83,7 @@ describe('createBullQueue: the blocking connection to a server gone silent', fun
       'silent',
       { redis: `redis://127.0.0.1:${proxy!.port}`, prefix: 'bq' },
       { drainDelay: 1, stalledInterval: 2_000 },
+      COMMAND_WAIT_MS,
     );
     queue.on('error', () => undefined);
     producer = createBullQueue<{ n: number }>('silent', { redis: redis!.url, prefix: 'bq' });
@@ -95,6 +95,6 @@ describe('createBullQueue: the blocking connection to a server gone silent', fun
     const cut = Date.now();
     await producer.add({ n: 2 });
     await waitFor(() => done.includes(2), 40_000, 'the job queued after the cut');
-    expect(Date.now() - cut).to.be.below(COMMAND_ANSWER_MS + BLOCKING_ANSWER_MARGIN_MS + 10_000);
+    expect(Date.now() - cut).to.be.below(COMMAND_WAIT_MS + BLOCKING_ANSWER_MARGIN_MS + 10_000);
   });
 });
