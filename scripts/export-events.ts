@@ -298,13 +298,13 @@ function resumedAfter(partial: string, filter: EventsFilter): PageKey | undefine
       `--resume: ${partial} was started with other filters (${kept}); give the same ones, or run without --resume`,
     );
   const { end, line } = lastCompleteLine(partial);
-  truncateSync(partial, end);
-  if (line === undefined) return undefined;
-  const last = exportedEvent(line);
-  if (last === undefined)
+  // Judged before the torn tail is cut off: a file refused is left as it was.
+  const last = line === undefined ? undefined : exportedEvent(line);
+  if (line !== undefined && last === undefined)
     throw new UsageError(
       `--resume: the last line of ${partial} is not an exported event (a key and a receivedAt time); move the file away to keep it, then run without --resume`,
     );
+  truncateSync(partial, end);
   return last;
 }
 

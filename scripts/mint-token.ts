@@ -3,7 +3,7 @@ import { SignJWT, importPKCS8 } from 'jose';
 import { readFileSync } from 'node:fs';
 import { asymmetricAlgorithms, hmacAlgorithms } from '../shared/config/tray-api-config.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { parseCli, runCli } from './lib/cli.ts';
+import { commandLinePath, parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 
 const usage = `Usage: npm run mint-token -- --user <id> [options]
@@ -88,7 +88,7 @@ async function main(): Promise<number> {
   if (keyFile) {
     let pem: string;
     try {
-      pem = readFileSync(keyFile, 'utf8');
+      pem = readFileSync(commandLinePath(keyFile), 'utf8');
     } catch (error) {
       throw new UsageError(
         `cannot read ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,

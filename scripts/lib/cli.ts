@@ -13,9 +13,15 @@ import { UsageError } from '../../shared/errors/usage-error.ts';
  * process's own working directory is that folder.
  */
 export function commandLinePath(path: string): string {
-  const typedIn = process.env.npm_lifecycle_event === undefined ? undefined : process.env.INIT_CWD;
+  // Only when npm ran it at the root: INIT_CWD passes to every child, and a script of the user's
+  // own that changed folder first (`cd ops && node .../replay.ts spool ./spool`) meant that folder.
+  const atRoot = process.env.npm_lifecycle_event !== undefined && process.cwd() === checkoutRoot;
+  const typedIn = atRoot ? process.env.INIT_CWD : undefined;
   return resolve(typedIn || process.cwd(), path);
 }
+
+/** The checkout's root: where `npm run` runs the scripts. */
+const checkoutRoot = resolve(import.meta.dirname, '../..');
 
 /** `--help`/`-h` anywhere in argv: print the usage and exit 0 (before any other check). */
 export function helpRequested(argv: readonly string[], usage: string): void {

@@ -190,7 +190,8 @@ describe('scripts/export-events.ts', function () {
       const out = await interrupted('damaged.ndjson', [], 500);
       const partial = `${out}.partial`;
       const kept = readFileSync(partial, 'utf8').split('\n').slice(0, -2);
-      writeFileSync(partial, `${[...kept, '{"key": "x-1", "receivedAt": 12'].join('\n')}\n`);
+      // A damaged last line, then a torn one after it: neither is cut off from a file refused.
+      writeFileSync(partial, `${[...kept, '{"key": "x-1", "receivedAt": 12'].join('\n')}\n{"key": "x-`);
       const before = readFileSync(partial, 'utf8');
       const refused = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
       expect(refused.code, refused.stderr).to.equal(2);

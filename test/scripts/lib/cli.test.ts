@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
-import { cleanEnv } from '../../support/run-script.ts';
+import { realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cleanEnv, repoRoot } from '../../support/run-script.ts';
 
 const cli = resolve(import.meta.dirname, '../../../scripts/lib/cli.ts');
 const HIDE_CURSOR = '\u001b[?25l';
@@ -101,5 +103,37 @@ describe('progressBar (scripts/lib/cli.ts) without a terminal', () => {
     expect(lines.at(-1)).to.match(/^working: 100% \| 100\/100 items/);
     expect(run.stderr, 'no terminal control codes').to.not.include('\u001b');
     expect(run.stderr, 'no blank line').to.not.include('\n\n');
+  });
+});
+
+describe('commandLinePath', () => {
+  /** commandLinePath(path) as a tool run in `cwd` with `env` answers it. */
+  const resolvedIn = (cwd: string, env: NodeJS.ProcessEnv, path: string) =>
+    spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { commandLinePath } from ${JSON.stringify(cli)}; process.stdout.write(commandLinePath(${JSON.stringify(path)}));`,
+      ],
+      { cwd, env: cleanEnv(env), encoding: 'utf8' },
+    ).stdout;
+
+  it('reads a path from the folder `npm run` was typed in, when npm ran the tool at the root', () => {
+    expect(resolvedIn(repoRoot, { npm_lifecycle_event: 'replay', INIT_CWD: '/srv/ops' }, 'spool')).to.equal(
+      '/srv/ops/spool',
+    );
+    expect(resolvedIn(repoRoot, {}, 'spool')).to.equal(join(repoRoot, 'spool'));
+  });
+
+  // INIT_CWD passes to every child of npm: a script of the user's that changed folder first meant
+  // that folder.
+  it('reads it from the working directory when that is not the root, INIT_CWD or not', () => {
+    expect(resolvedIn(tmpdir(), { npm_lifecycle_event: 'ops', INIT_CWD: '/srv/ops' }, 'spool')).to.equal(
+      join(realpathSync(tmpdir()), 'spool'),
+    );
+    expect(
+      resolvedIn(repoRoot, { npm_lifecycle_event: 'replay', INIT_CWD: '/srv/ops' }, '/abs/spool'),
+    ).to.equal('/abs/spool');
   });
 });
