@@ -7,6 +7,7 @@ import {
 } from '../../../client/src/index.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { tokenFor } from '../../tray-service/api/support/api-harness.ts';
 import { useScriptedServers } from '../support/scripted-servers.ts';
@@ -192,11 +193,11 @@ describe('sendRequest (through the client) against the tray API', () => {
       const controller = new AbortController();
       const call = client.counts({ signal: controller.signal });
       const reason = new Error('the user left the page');
-      let abortedAt = 0;
-      setTimeout(() => {
-        abortedAt = performance.now();
-        controller.abort(reason);
-      }, 100);
+      // Aborted once the 429 is in, while the client waits out its Retry-After: a fixed 100 ms
+      // came before the refusal itself on a loaded machine, and then aborted the fetch instead.
+      await waitFor(() => sent.length === 3, 10_000, 'the third call refused');
+      const abortedAt = performance.now();
+      controller.abort(reason);
       await expect(call).to.be.rejectedWith(reason);
       // At the abort, not once the Retry-After (a second or more) is waited out.
       expect(performance.now() - abortedAt, 'from the abort to the rejection').to.be.below(600);
