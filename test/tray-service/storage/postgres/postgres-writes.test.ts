@@ -29,6 +29,27 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
   const tray = useTray();
   const personal = (activities: Activity[], now = NOW) =>
     tray.writes.applyPersonal(activities, tray.context(now));
+  /**
+   * Starts `write` (given its job's start) while another session holds `lock`, lets it wait there
+   * 1.5 s, releases the lock and waits for the write: answers when the lock was released.
+   */
+  const releasedWhileWriting = async (lock: string, write: (jobStart: number) => Promise<unknown>) => {
+    const holder = await tray.pg.pool.connect();
+    let released = 0;
+    try {
+      await holder.query('BEGIN');
+      await lockKeys(holder, [lock]);
+      const writing = write(Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      released = Date.now();
+      await holder.query('COMMIT');
+      await writing;
+      return released;
+    } finally {
+      if (!released) await holder.query('ROLLBACK');
+      holder.release();
+    }
+  };
 
   describe('grouping personal activities', () => {
     it('groups actions on one verb and target into one record keyed v_tarid_uid', async () => {
@@ -73,27 +94,15 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     // newest it sent: stamped at the job's start, a write that waited behind another's locks landed
     // with a stamp older than that, and a stream could take it for one it had sent.
     it('stamps changedAt and unreadAt with the write clock once the record group’s lock is had, not the job’s start', async () => {
-      const holder = await tray.pg.pool.connect();
-      let released = 0;
-      try {
-        await holder.query('BEGIN');
-        await lockKeys(holder, [groupLock('comment', 'p-held')]);
-        const jobStart = Date.now();
-        const written = tray.writes.applyPersonal([comment('p-held', 'u-cid', 1)], {
+      const released = await releasedWhileWriting(groupLock('comment', 'p-held'), (jobStart) =>
+        tray.writes.applyPersonal([comment('p-held', 'u-cid', 1)], {
           ...tray.context(jobStart),
           clock: Date.now,
-        });
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        released = Date.now();
-        await holder.query('COMMIT');
-        await written;
-        const record = await tray.record('u-ana', 'comment', 'p-held', Date.now());
-        expect(record?.changedAt, 'changedAt').to.be.at.least(released);
-        expect(record?.unreadAt, 'unreadAt').to.be.at.least(released);
-      } finally {
-        if (!released) await holder.query('ROLLBACK');
-        holder.release();
-      }
+        }),
+      );
+      const record = await tray.record('u-ana', 'comment', 'p-held', Date.now());
+      expect(record?.changedAt, 'changedAt').to.be.at.least(released);
+      expect(record?.unreadAt, 'unreadAt').to.be.at.least(released);
     });
 
     // The same for a removal that shrinks a group: stamped at the job's start, the shrunk record a
@@ -101,27 +110,18 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     // a later change, and kept the deleted comment's actor until a full reload.
     it('stamps a removal’s shrunk record with the write clock once the group’s lock is had', async () => {
       await personal([comment('p-shrunk', 'u-cid', 1), comment('p-shrunk', 'u-dee', 2)]);
-      const holder = await tray.pg.pool.connect();
-      let released = 0;
-      try {
-        await holder.query('BEGIN');
-        await lockKeys(holder, [groupLock('comment', 'p-shrunk')]);
-        const jobStart = Date.now();
-        const removed = tray.writes.applyRemovals(
+      const released = await releasedWhileWriting(groupLock('comment', 'p-shrunk'), (jobStart) =>
+        tray.writes.applyRemovals(
           [{ kind: 'comment', id: 'cm-p-shrunk-u-dee-2', postId: 'p-shrunk', at: at(3) }],
-          { ...tray.context(jobStart), clock: Date.now },
-        );
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        released = Date.now();
-        await holder.query('COMMIT');
-        await removed;
-        const record = await tray.record('u-ana', 'comment', 'p-shrunk', Date.now());
-        expect(names(record)).to.deep.equal(['u-cid']);
-        expect(record?.changedAt, 'changedAt').to.be.at.least(released);
-      } finally {
-        if (!released) await holder.query('ROLLBACK');
-        holder.release();
-      }
+          {
+            ...tray.context(jobStart),
+            clock: Date.now,
+          },
+        ),
+      );
+      const record = await tray.record('u-ana', 'comment', 'p-shrunk', Date.now());
+      expect(names(record)).to.deep.equal(['u-cid']);
+      expect(record?.changedAt, 'changedAt').to.be.at.least(released);
     });
 
     it('never notifies the recipient of their own action, nor names or counts them', async () => {
@@ -900,27 +900,15 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     // behind a write of their group landed outside a live stream's settle window.
     it('stamps the renamed records with the write clock once the writers of their groups are done', async () => {
       await personal([comment('p-del', 'u-cid', 1)]);
-      const holder = await tray.pg.pool.connect();
-      let released = 0;
-      try {
-        await holder.query('BEGIN');
-        await lockKeys(holder, [groupLock('comment', 'p-del')]);
-        const jobStart = Date.now();
-        const deleting = tray.writes.applyProfiles(
-          [{ userId: 'u-cid', displayName: 'Cid', deleted: true, at: at(2) }],
-          { ...tray.context(jobStart), clock: Date.now },
-        );
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        released = Date.now();
-        await holder.query('COMMIT');
-        await deleting;
-        const record = await tray.record('u-ana', 'comment', 'p-del', Date.now());
-        expect(record?.actors[0]?.name).to.equal('Deleted user');
-        expect(record?.changedAt, 'changedAt').to.be.at.least(released);
-      } finally {
-        if (!released) await holder.query('ROLLBACK');
-        holder.release();
-      }
+      const released = await releasedWhileWriting(groupLock('comment', 'p-del'), (jobStart) =>
+        tray.writes.applyProfiles([{ userId: 'u-cid', displayName: 'Cid', deleted: true, at: at(2) }], {
+          ...tray.context(jobStart),
+          clock: Date.now,
+        }),
+      );
+      const record = await tray.record('u-ana', 'comment', 'p-del', Date.now());
+      expect(record?.actors[0]?.name).to.equal('Deleted user');
+      expect(record?.changedAt, 'changedAt').to.be.at.least(released);
     });
 
     it('keeps names as snapshots on a plain rename', async () => {
