@@ -14,6 +14,7 @@ import { finished } from 'node:stream';
 export function dropStalledReader(res: ServerResponse, idleMs: number, onDropped: () => void): void {
   let waitingSince: number | undefined;
   let left = res.writableLength;
+  let unsent = unsentBytes(res);
   res.on('drain', () => {
     waitingSince = undefined;
   });
@@ -22,8 +23,10 @@ export function dropStalledReader(res: ServerResponse, idleMs: number, onDropped
     () => {
       const waiting = res.writableNeedDrain || (res.writableEnded && !res.writableFinished);
       const length = res.writableLength;
-      const taken = length < left;
+      const queued = unsentBytes(res);
+      const taken = length < left || queued < unsent;
       left = length;
+      unsent = queued;
       if (!waiting || taken) {
         waitingSince = undefined;
         return;
@@ -39,4 +42,15 @@ export function dropStalledReader(res: ServerResponse, idleMs: number, onDropped
   );
   check.unref();
   finished(res, () => clearInterval(check));
+}
+
+/**
+ * Bytes the socket's write in progress has yet to hand to the kernel. A write's length leaves
+ * `writableLength` only once all of it is sent, so one chunk larger than the socket buffers (an
+ * export's row of a large event) shows no progress there while its reader takes it steadily; the
+ * handle's queue does (Node's own socket timeout reads the same field to see a write moving).
+ */
+function unsentBytes(res: ServerResponse): number {
+  const handle = (res.socket as { _handle?: { writeQueueSize?: unknown } } | null)?._handle;
+  return typeof handle?.writeQueueSize === 'number' ? handle.writeQueueSize : 0;
 }

@@ -102,4 +102,38 @@ describe('dropStalledReader', function () {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  // One chunk larger than the socket buffers (an export's row of a large event) leaves the response's
+  // length unchanged until its last byte is taken: a reader taking it steadily over several idle
+  // times was judged stalled and cut off mid-row.
+  it('leaves a single large write that its reader takes steadily over several idle times', async () => {
+    let droppedAt: number | undefined;
+    const body = Buffer.alloc(8 * 1024 * 1024, 'z');
+    const server = createServer((_req, res) => {
+      dropStalledReader(res, 500, () => (droppedAt = Date.now()));
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const started = Date.now();
+    try {
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      let received = 0;
+      // One read (at most 64 KiB) every 10 ms: a steady trickle, never a 500 ms gap.
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        socket.pause();
+        setTimeout(() => socket.resume(), 10);
+      });
+      await new Promise((resolve) => socket.once('end', resolve).once('close', resolve));
+      expect(droppedAt, 'dropped while reading').to.equal(undefined);
+      expect(received, 'whole body and headers').to.be.above(body.length);
+      expect(Date.now() - started, 'taken over several idle times').to.be.above(1_000);
+    } finally {
+      socket.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
