@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { guardedRedis, isUnanswered } from '../../../shared/redis/hung-redis-breaker.ts';
@@ -43,23 +43,45 @@ export class GuardedRedisLimiter extends RateLimiterRedis {
       points,
       duration,
       ...(blockDuration === undefined ? {} : { blockDuration }),
+      // No insuranceLimiter: it would count in memory again a call this class already counted
+      // there when its Redis count ran out of its budget and later failed (the connection dropped
+      // under it). consume below makes every fallback itself.
       rejectIfRedisNotReady: true,
-      insuranceLimiter: memory,
     });
     this.#memory = memory;
     this.#guarded = guardedRedis(redis, options.logger);
   }
 
-  override consume(
+  /**
+   * Counts the call in Redis, or, when Redis is not ready, fails or runs out of its budget, in
+   * memory: in one of the two only. A count in Redis that ran out of its budget is still out and
+   * may yet be made (Redis answers late, over the limit or not): the memory count made meanwhile is
+   * then given back.
+   */
+  override async consume(
     key: string | number,
-    pointsToConsume?: number,
-    options?: Record<string, unknown>,
+    pointsToConsume = 1,
+    options: Record<string, unknown> = {},
   ): Promise<RateLimiterRes> {
-    return this.#guarded(() => super.consume(key, pointsToConsume, options)).catch((error: unknown) => {
-      if (isUnanswered(error)) {
-        return this.#memory.consume(key, pointsToConsume, options);
+    let sent: Promise<RateLimiterRes> | undefined;
+    try {
+      return await this.#guarded(() => (sent = super.consume(key, pointsToConsume, options)));
+    } catch (error) {
+      // Over the limit in Redis: the count was made there.
+      if (error instanceof RateLimiterRes) throw error;
+      const inMemory = this.#memory.consume(key, pointsToConsume, options);
+      if (sent && isUnanswered(error)) {
+        const made = () =>
+          inMemory.finally(() => this.#giveBack(key, pointsToConsume)).catch(() => undefined);
+        sent.then(made, (late: unknown) => (late instanceof RateLimiterRes ? made() : undefined));
       }
-      throw error;
-    });
+      return inMemory;
+    }
+  }
+
+  /** Takes back `points` counted in memory, unless that count's window has ended meanwhile. */
+  async #giveBack(key: string | number, points: number): Promise<void> {
+    const counted = await this.#memory.get(key);
+    if (counted && counted.consumedPoints >= points) await this.#memory.reward(key, points);
   }
 }
