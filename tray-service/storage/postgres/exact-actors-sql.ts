@@ -29,8 +29,23 @@ export interface RecordRef {
  * back, or left), or has a mute that could cover one of the group's actions since then, need it;
  * every other record takes its group's actors as they are.
  */
-export function exactActorsSql(ref: RecordRef): string {
+export function exactActorsSql(ref: RecordRef, options: { pruned?: boolean } = {}): string {
   const { user, verb, target, community, countFrom } = ref;
+  // A removal takes an actor's newest actions away; those kept for the recipient are at most about
+  // the newest KEPT_ACTIONS_PER_ACTOR per actor, so the older ones the group still keeps are read too
+  // for it, judged by their time alone (processed last: their processing order is not kept).
+  const pruned = options.pruned
+    ? `UNION ALL
+                      SELECT ga.actor_id, ga.at, ga.action_id, ${GROUP_ACTION_ACTIVITY}, ga.post_id,
+                             ${PROCESSED_LAST}
+                      FROM tray_group_actions ga
+                      WHERE ${verb} <> 'post' AND ${community} IS NOT NULL AND ga.target_id = ${target}
+                        AND ga.verb = ${verb} AND ga.recipient = ${user} AND ga.at >= ${countFrom}
+                        AND NOT EXISTS (SELECT 1 FROM tray_personal_actions pk
+                                        WHERE pk.user_id = ${user} AND pk.community_id = ${community}
+                                          AND pk.verb = ${verb} AND pk.target_id = ${target}
+                                          AND pk.actor_id = ga.actor_id AND pk.action_id = ga.action_id)`
+    : '';
   return `(SELECT json_build_object(
       'actors', coalesce(jsonb_agg(c.snap ORDER BY c.n) FILTER (WHERE c.n <= 3), '[]'::jsonb)::json,
       'count', count(*),
@@ -53,14 +68,9 @@ export function exactActorsSql(ref: RecordRef): string {
                       FROM tray_personal_actions pa
                       WHERE ${verb} <> 'post' AND pa.user_id = ${user} AND pa.community_id = ${community}
                         AND pa.verb = ${verb} AND pa.target_id = ${target} AND pa.at >= ${countFrom}
+                      ${pruned}
                       UNION ALL
-                      SELECT ga.actor_id, ga.at, ga.action_id,
-                             jsonb_strip_nulls(jsonb_build_object('lastActionId', ga.action_id,
-                               'lastActionSegmentNo', ga.seg, 'at', ga.at, 'actor', jsonb_build_object(
-                                 'userId', ga.actor_id, 'name', ga.name, 'imageUrl', ga.image_url,
-                                 'avatarCustomUrl', ga.avatar_custom_url,
-                                 'deleted', ${deletedMarkSql('ga.actor_deleted')}))),
-                             ga.post_id, 0::bigint
+                      SELECT ga.actor_id, ga.at, ga.action_id, ${GROUP_ACTION_ACTIVITY}, ga.post_id, 0::bigint
                       FROM tray_group_actions ga
                       WHERE ${community} IS NULL AND ga.target_id = ${target} AND ga.verb = ${verb}
                         AND ga.at >= ${countFrom}) AS s
@@ -74,15 +84,28 @@ export function exactActorsSql(ref: RecordRef): string {
                 ORDER BY s.actor_id, s.at DESC, s.action_id DESC) AS l) AS c)`;
 }
 
+/** A kept group action `ga` as the activity a count reads: its action's fields (id, segment, time, actor). */
+const GROUP_ACTION_ACTIVITY = `jsonb_strip_nulls(jsonb_build_object('lastActionId', ga.action_id,
+                               'lastActionSegmentNo', ga.seg, 'at', ga.at, 'actor', jsonb_build_object(
+                                 'userId', ga.actor_id, 'name', ga.name, 'imageUrl', ga.image_url,
+                                 'avatarCustomUrl', ga.avatar_custom_url,
+                                 'deleted', ${deletedMarkSql('ga.actor_deleted')})))`;
+
+/** Processed after every membership change: away or not by the action's time alone. */
+const PROCESSED_LAST = '9223372036854775807::bigint';
+
 /**
  * exactActorsSql of the tray_records row aliased `row`, with its community in `community_id`
  * (the recomputations after a leave and after a removal read their records so).
  */
-export const exactActorsOfRow = (row: string) =>
-  exactActorsSql({
-    user: `${row}.user_id`,
-    verb: `${row}.verb`,
-    target: `${row}.target_id`,
-    community: `${row}.community_id`,
-    countFrom: `${row}.count_from`,
-  });
+export const exactActorsOfRow = (row: string, options: { pruned?: boolean } = {}) =>
+  exactActorsSql(
+    {
+      user: `${row}.user_id`,
+      verb: `${row}.verb`,
+      target: `${row}.target_id`,
+      community: `${row}.community_id`,
+      countFrom: `${row}.count_from`,
+    },
+    options,
+  );

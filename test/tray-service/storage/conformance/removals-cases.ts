@@ -9,7 +9,7 @@ import {
   aReaction,
   aReply,
 } from '../../../support/activity-builder.ts';
-import { at, NOW } from './case-fixtures.ts';
+import { actorIdsOf, at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
 import { removalOperation } from './removal-operation.ts';
@@ -275,4 +275,33 @@ conformanceCase(
     await tray.expectModel('u-ana', NOW + 3);
   },
   { needs: 'removals' },
+);
+
+// A record counted exactly (its recipient has a mute, or was away) read each actor's actions from
+// those kept for it, about the newest 16 per actor: with Ben's 17 newest comments removed,
+// PostgreSQL found none of his left and deleted the record, though his first comment still stands.
+conformanceCase(
+  'removals: an actor whose 17 newest actions on a record are removed stays counted by an older one, the record counted exactly',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const ana = context.id('u-ana');
+    // A mute of someone else's: the record is counted exactly, and the mute holds nothing back.
+    await tray.apply({
+      kind: 'mute',
+      userId: ana,
+      target: { targetType: 'user', targetId: context.id('u-zed') },
+      until: null,
+      now: NOW,
+    });
+    const bens = Array.from({ length: 18 }, (_, i): [string, number] => ['u-ben', i + 1]);
+    // One delivery each: what is kept per actor is pruned as each comes in.
+    for (const comment of comments(context, bens)) await tray.personal([comment]);
+    for (let minute = 18; minute >= 2; minute--) {
+      await tray.apply(removal(context, 'comment', `cm-u-ben-${minute}`, NOW + 100 - minute));
+    }
+    const record = await tray.record('u-ana', 'comment', NOW + 100);
+    expect(record, 'the record').to.deep.include({ actorsCount: 1, lastActionId: context.id('cm-u-ben-1') });
+    expect(actorIdsOf(record)).to.deep.equal([context.id('u-ben')]);
+    await tray.expectModel('u-ana', NOW + 100);
+  },
 );
