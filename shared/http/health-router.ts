@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../logging/create-logger.ts';
-import { methodNotAllowed } from './error-middleware.ts';
+import { methodNotAllowed, UNAVAILABLE_LOG_EVERY_MS } from './error-middleware.ts';
+import { createLogThrottle } from '../logging/log-throttle.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 
 /**
  * What a check reports. `error` is for the log only (it may hold hosts, paths or driver text);
@@ -126,6 +128,7 @@ export function createHealthRouter(checks: ReadinessChecks, options: HealthRoute
       },
     });
 
+  const unavailable = createLogThrottle(UNAVAILABLE_LOG_EVERY_MS);
   const router = Router();
   router
     .route(PROBE_PATHS[0])
@@ -135,9 +138,20 @@ export function createHealthRouter(checks: ReadinessChecks, options: HealthRoute
     .all(methodNotAllowed(['GET', 'HEAD']));
   router
     .route(PROBE_PATHS[1])
-    .get(async (_req, res) => {
+    .get(async (req, res) => {
       const { status, checks: report } = await readiness();
       res.set('Cache-Control', 'no-store');
+      if (status === 'unavailable') {
+        // A 503 as any other (docs/operations.md): its id answered, and logged at most once per
+        // 10 s while a dependency stays down (a probe every few seconds would fill the log).
+        const requestId = requestIdOf(req.headers);
+        res.set(REQUEST_ID_HEADER, requestId);
+        const unsaidBefore = unavailable('unavailable');
+        if (unsaidBefore !== undefined) {
+          const failed = Object.keys(report).filter((name) => !report[name]?.ok);
+          options.logger.warn({ requestId, failed, unsaidBefore }, 'readiness answered 503');
+        }
+      }
       res.status(status === 'unavailable' ? 503 : 200).json({ status, checks: report });
     })
     .all(methodNotAllowed(['GET', 'HEAD']));

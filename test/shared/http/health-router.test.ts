@@ -5,6 +5,7 @@ import request from 'supertest';
 import { errorMiddleware, notFound } from '../../../shared/http/error-middleware.ts';
 import { createHealthRouter, type ReadinessChecks } from '../../../shared/http/health-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 
@@ -69,6 +70,26 @@ describe('health router', () => {
       },
     });
     expect(res.text).to.not.match(/ECONNREFUSED|10\.1\.2\.3|hunter2|EACCES|\/var\/spool/);
+  });
+
+  // As every other 5xx (docs/operations.md): an operator finds the one line a report's id names.
+  it('GET /readyz answers 503 with an X-Request-Id its log line names, at most one line per 10 s', async () => {
+    const recorded = recordingLogger();
+    const app = express().use(
+      createHealthRouter(
+        { postgres: async () => ({ ok: false, error: 'down' }), redis: async () => ({ ok: true }) },
+        { logger: recorded.logger, cacheMs: 0 },
+      ),
+    );
+    const first = await request(app).get('/readyz').set('X-Request-Id', 'lb-7f3a').expect(503);
+    expect(first.headers['x-request-id']).to.equal('lb-7f3a');
+    const second = await request(app).get('/readyz').expect(503);
+    expect(second.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    const answered = recorded.lines.filter((line) => line.msg === 'readiness answered 503');
+    expect(answered).to.have.length(1);
+    expect(answered[0]).to.deep.include({ requestId: 'lb-7f3a', failed: ['postgres'], unsaidBefore: 0 });
+    await request(app).get('/healthz').expect(200);
+    expect((await request(app).get('/readyz').expect(503)).headers).to.have.property('x-request-id');
   });
 
   it('GET /readyz reports a hung check as timed out within its deadline', async () => {
