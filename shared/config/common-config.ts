@@ -80,8 +80,14 @@ function checkedServerUrl(redisUrl: string): string {
     new ConfigError([
       { variable: 'REDIS_URL', message: `${where} names no database index: write /0, /1, ... or none` },
     ]);
-  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw noIndex(`its path ("${url.pathname}")`);
+  // An "@" there is a password's rest: one holding a "/" or "?" not escaped ends the host early
+  // and the rest of it is read as the path or the query. Never printed.
+  const shown = (part: string, value: string) =>
+    value.includes('@')
+      ? `its ${part} holds an "@": a password's "/" or "?" must be escaped (write "/" as %2F, "?" as %3F), and its ${part}`
+      : `its ${part} ("${value}")`;
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw noIndex(shown('path', url.pathname));
   const db = url.searchParams.get('db');
-  if (db !== null && !/^\d{1,5}$/.test(db)) throw noIndex(`its db option ("${db}")`);
+  if (db !== null && !/^\d{1,5}$/.test(db)) throw noIndex(shown('db option', db));
   return redisUrl;
 }

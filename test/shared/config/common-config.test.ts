@@ -81,6 +81,13 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
         ConfigError,
         /REDIS_URL: its (path|db option) \("[^"]*"\) names no database index/,
       );
+    // A password with a "/" not written as %2F ends the host early: the rest of it, with the host,
+    // is read as the path, which the message must not print.
+    for (const url of ['redis://default:7/Zq9secret@redis:6379/0', 'redis://u:77?db=Zq9secret@redis:6379'])
+      expect(() => loadTrayConfig({ REDIS_URL: url }), url)
+        .to.throw(ConfigError, /REDIS_URL: .*write "\/" as %2F/)
+        .with.property('message')
+        .that.does.not.include('Zq9secret');
     for (const path of ['', '/', '/0', '/15', '?db=2', '/?family=6', '/3?db=3'])
       expect(loadTrayConfig({ REDIS_URL: `redis://:p%25@127.0.0.1:6379${path}` }).redis).to.equal(
         `redis://:p%25@127.0.0.1:6379${path}`,
