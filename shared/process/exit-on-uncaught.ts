@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/create-logger.ts';
+import { redactUrlCredentials } from '../logging/redact-url-credentials.ts';
 
 /**
  * An exception nothing caught, or a rejection nothing handled, leaves the process in a state no
@@ -8,12 +9,13 @@ import type { Logger } from '../logging/create-logger.ts';
  */
 export function exitOnUncaught(logger: Logger): void {
   process.on('uncaughtException', (error: Error) => {
-    logger.fatal({ err: error }, `uncaught exception: ${error.message}; exiting`);
+    // The line's text as the err serializer shows the message: without a URL's credentials.
+    logger.fatal({ err: error }, `uncaught exception: ${redactUrlCredentials(error.message)}; exiting`);
     process.exit(1);
   });
   process.on('unhandledRejection', (reason: unknown) => {
     const message = reason instanceof Error ? reason.message : String(reason);
-    logger.fatal({ err: reason }, `unhandled rejection: ${message}; exiting`);
+    logger.fatal({ err: reason }, `unhandled rejection: ${redactUrlCredentials(message)}; exiting`);
     process.exit(1);
   });
 }

@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import type { Registry } from 'prom-client';
 import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
 import { cappedExponentialDelay } from '../../shared/queue/capped-exponential-backoff.ts';
 import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
@@ -25,7 +26,7 @@ import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/a
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { closeQueueAtGate, createStorageGate, type StorageGateOptions } from '../storage/storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
-import { logQueueErrors } from './log-queue-errors.ts';
+import { logQueueErrors } from '../../shared/queue/log-queue-errors.ts';
 
 /**
  * Posts of one community in one fan-out at most: the adapter writes every member's record for all
@@ -301,7 +302,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   };
   deps.queue.on('failed', onFailed);
   deps.queue.on('stalled', onStalled);
-  const stopLoggingQueueErrors = logQueueErrors(deps.queue, deps.logger);
+  const stopLoggingQueueErrors = logQueueErrors(deps.queue, deps.logger, {
+    name: 'webhook',
+    jobFields: (job) => ({ key: job.data.dedupeKey }),
+  });
 
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
   let purging = false;
@@ -325,11 +329,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         logPurged(error.purged);
         for (const { table, error: cause } of error.failures)
           deps.logger.warn(
-            { table, err: cause.message },
-            `purge of ${table} failed (${cause.message}); retried at the next interval`,
+            { table, err: cause },
+            `purge of ${table} failed (${redactUrlCredentials(cause.message)}); retried at the next interval`,
           );
-      } else
-        deps.logger.warn({ err: (error as Error).message }, 'purge failed; retried at the next interval');
+      } else deps.logger.warn({ err: error }, 'purge failed; retried at the next interval');
     } finally {
       purging = false;
     }
