@@ -1,7 +1,15 @@
 import type Bull from 'bull';
-import type { Logger } from '../../shared/logging/create-logger.ts';
-import { createLogThrottle } from '../../shared/logging/log-throttle.ts';
-import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import type { Logger } from '../logging/create-logger.ts';
+import { createLogThrottle } from '../logging/log-throttle.ts';
+
+export interface QueueErrorsOptions<T> {
+  /** The queue as its lines name it: `webhook`, `decision`. */
+  name: string;
+  /** What a lock failure's line says of its job besides its id (never a secret). */
+  jobFields: (job: Bull.Job<T>) => Record<string, unknown>;
+  /** Queue errors are said at most once per this many ms; by default a minute. */
+  everyMs?: number;
+}
 
 /**
  * Bull swallows its own failures (it installs an empty `error` handler): a job it could not fetch,
@@ -10,23 +18,23 @@ import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
  * its job, and the queue's errors at most once per `everyMs` with how many went unsaid since (a
  * Redis outage fails every fetch of every slot, each 5 s). Answers a function that stops.
  */
-export function logQueueErrors(
-  queue: Bull.Queue<WebhookJobData>,
+export function logQueueErrors<T>(
+  queue: Bull.Queue<T>,
   logger: Logger,
-  everyMs = 60_000,
+  options: QueueErrorsOptions<T>,
 ): () => void {
-  const throttle = createLogThrottle(everyMs);
+  const throttle = createLogThrottle(options.everyMs ?? 60_000);
   const onError = (error: Error, context?: string) => {
     const unsaidBefore = throttle('queue error');
     if (unsaidBefore === undefined) return;
     logger.warn(
       { err: error.message, context, unsaidBefore },
-      'webhook queue error (Redis); bull tries again by itself',
+      `${options.name} queue error (Redis); bull tries again by itself`,
     );
   };
-  const onLockFailed = (job: Bull.Job<WebhookJobData>, error: Error) => {
+  const onLockFailed = (job: Bull.Job<T>, error: Error) => {
     logger.warn(
-      { key: job.data.dedupeKey, jobId: job.id, err: error.message },
+      { ...options.jobFields(job), jobId: job.id, err: error.message },
       "could not renew a job's lock (Redis): it will stall and run again, no attempt spent",
     );
   };

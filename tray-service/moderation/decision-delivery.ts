@@ -9,6 +9,7 @@ import {
 } from '../../shared/queue/capped-exponential-backoff.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
 import { retryWithFreshAttempts } from '../../shared/queue/retry-with-fresh-attempts.ts';
+import { logQueueErrors } from '../../shared/queue/log-queue-errors.ts';
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
@@ -204,6 +205,11 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
       (error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)),
     );
   });
+  // Bull keeps the queue's Redis errors and lost job locks to itself: said as the webhook queue's.
+  const stopLoggingQueueErrors = logQueueErrors(deps.queue, deps.logger, {
+    name: 'decision',
+    jobFields: (job) => ({ decisionId: job.data.decisionId }),
+  });
   deps.queue.on('failed', (job, error) => {
     void recordFailure(job, error).catch((markError: unknown) =>
       deps.logger.warn({ err: markError }, 'could not record a delivery failure'),
@@ -232,6 +238,9 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
   };
   return {
     stopTaking: () => deps.queue.pause(true, true),
-    close: () => closeQueueAtGate(gate, deps.queue),
+    close: async () => {
+      await closeQueueAtGate(gate, deps.queue);
+      stopLoggingQueueErrors();
+    },
   };
 }

@@ -1,13 +1,11 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { logQueueErrors } from '../../../tray-service/worker/log-queue-errors.ts';
+import { logQueueErrors } from '../../../shared/queue/log-queue-errors.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
-import { jobDataOf } from './worker-harness.ts';
-import { commentEvent } from './event-builder.ts';
 
 describe('logQueueErrors: what bull swallows, said', function () {
   this.timeout(30_000);
@@ -26,8 +24,17 @@ describe('logQueueErrors: what bull swallows, said', function () {
   it("says each job lock it could not renew, with the job, and the queue's errors once per interval", async () => {
     const { logger, lines } = recordingLogger();
     queue = createWebhookQueue({ redis: redis.url, prefix }, undefined, undefined, 1_000);
-    const stop = logQueueErrors(queue, logger, 60_000);
-    const data = jobDataOf(commentEvent());
+    const stop = logQueueErrors(queue, logger, {
+      name: 'webhook',
+      jobFields: (job) => ({ key: job.data.dedupeKey }),
+    });
+    const data: WebhookJobData = {
+      dedupeKey: 'a'.repeat(64),
+      webhook: 'main',
+      receivedAt: new Date().toISOString(),
+      event: 'comment.didCreate',
+      data: {},
+    };
     const release = Promise.withResolvers<undefined>();
     const taken = Promise.withResolvers<undefined>();
     void queue.process(2, async () => {

@@ -17,6 +17,9 @@ import {
 } from '../../../tray-service/moderation/decision-delivery.ts';
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
+import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -470,6 +473,69 @@ describe('moderation decision delivery while its database is down', function () 
     } finally {
       await delivery.close();
       await server.close();
+    }
+  });
+});
+
+// Bull keeps its queue's Redis errors and lost job locks to itself; the webhook queue's were said,
+// the decisions queue's not at all: a decision delivered twice after a lost lock left no trace.
+describe("moderation decision delivery: its queue's Redis failures", function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  const redis = useRefusableRedis();
+  afterEach(() => redis.promote());
+
+  it("says each job lock it could not renew, with the decision, and the queue's errors", async () => {
+    const { logger: recording, lines } = recordingLogger();
+    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue(
+      { redis: redis.url, prefix: useQueuePrefix() },
+      1_000,
+    );
+    const taken = Promise.withResolvers<undefined>();
+    const release = Promise.withResolvers<undefined>();
+    const delivery = startDecisionDelivery({
+      queue,
+      ping: () => suite.storage.ping(),
+      decisions: {
+        // Holds the delivery in hand while Redis stops taking writes under it.
+        get: async (id) => {
+          taken.resolve(undefined);
+          await release.promise;
+          return suite.storage.decisions.get(id);
+        },
+        markDelivered: (...args) => suite.storage.decisions.markDelivered(...args),
+        markAttemptFailed: (...args) => suite.storage.decisions.markAttemptFailed(...args),
+      },
+      url: 'http://127.0.0.1:9/never-called',
+      secret: 's'.repeat(32),
+      timeoutMs: 1_000,
+      logger: recording,
+    });
+    try {
+      await queue.add({ decisionId: 'd-held' }, { jobId: 'd-held' });
+      await taken.promise;
+      await redis.demote();
+      await waitFor(
+        () =>
+          lines.some(
+            (line) =>
+              line.msg ===
+              "could not renew a job's lock (Redis): it will stall and run again, no attempt spent",
+          ),
+        10_000,
+        'the lock failure said',
+      );
+      const lockLine = lines.find((line) => String(line.msg).startsWith('could not renew'));
+      expect(lockLine).to.include({ decisionId: 'd-held', jobId: 'd-held' });
+      await waitFor(
+        () => lines.some((line) => line.msg === 'decision queue error (Redis); bull tries again by itself'),
+        15_000,
+        'the queue error said',
+      );
+    } finally {
+      release.resolve(undefined);
+      await redis.promote();
+      await delivery.close();
     }
   });
 });
