@@ -80,10 +80,11 @@ function checkedServerUrl(redisUrl: string): string {
     new ConfigError([
       { variable: 'REDIS_URL', message: `${where} names no database index: write /0, /1, ... or none` },
     ]);
-  // An "@" there is a password's rest: one holding a "/" or "?" not escaped ends the host early
-  // and the rest of it is read as the path or the query. Never printed.
+  // An "@" after the host is a password's rest: one holding a "/" or "?" not escaped ends the host
+  // early and the rest of it is read as the path, query or fragment. Then no part is printed.
+  const split = `${url.pathname}${url.search}${url.hash}`.includes('@');
   const shown = (part: string, value: string) =>
-    value.includes('@')
+    split
       ? `its ${part} holds an "@": a password's "/" or "?" must be escaped (write "/" as %2F, "?" as %3F), and its ${part}`
       : `its ${part} ("${value}")`;
   if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw noIndex(shown('path', url.pathname));

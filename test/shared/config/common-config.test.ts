@@ -83,7 +83,11 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
       );
     // A password with a "/" not written as %2F ends the host early: the rest of it, with the host,
     // is read as the path, which the message must not print.
-    for (const url of ['redis://default:7/Zq9secret@redis:6379/0', 'redis://u:77?db=Zq9secret@redis:6379'])
+    for (const url of [
+      'redis://default:7/Zq9secret@redis:6379/0',
+      'redis://u:77?db=Zq9secret@redis:6379',
+      'redis://default:123/Zq9secret?def@redis:6379/0',
+    ])
       expect(() => loadTrayConfig({ REDIS_URL: url }), url)
         .to.throw(ConfigError, /REDIS_URL: .*write "\/" as %2F/)
         .with.property('message')
