@@ -25,6 +25,9 @@ export interface GuardedRedisLimiterOptions {
  * connection's breaker, shared/redis/hung-redis-breaker.ts), after which the limiter counts in
  * memory until the new connection is ready.
  */
+/** How far apart two readings of one memory window's end may be (each is its expiry less now). */
+const SAME_WINDOW_SLACK_MS = 50;
+
 export class GuardedRedisLimiter extends RateLimiterRedis {
   readonly #memory: RateLimiterMemory;
   readonly #guarded: ReturnType<typeof guardedRedis>;
@@ -69,19 +72,29 @@ export class GuardedRedisLimiter extends RateLimiterRedis {
     } catch (error) {
       // Over the limit in Redis: the count was made there.
       if (error instanceof RateLimiterRes) throw error;
+      const countedAt = Date.now();
       const inMemory = this.#memory.consume(key, pointsToConsume, options);
       if (sent && isUnanswered(error)) {
+        // The window the memory count went into ends msBeforeNext after it, over the limit or not.
         const made = () =>
-          inMemory.finally(() => this.#giveBack(key, pointsToConsume)).catch(() => undefined);
+          inMemory
+            .catch((over: unknown) => (over instanceof RateLimiterRes ? over : undefined))
+            .then((res) => res && this.#giveBack(key, pointsToConsume, countedAt + res.msBeforeNext))
+            .catch(() => undefined);
         sent.then(made, (late: unknown) => (late instanceof RateLimiterRes ? made() : undefined));
       }
       return inMemory;
     }
   }
 
-  /** Takes back `points` counted in memory, unless that count's window has ended meanwhile. */
-  async #giveBack(key: string | number, points: number): Promise<void> {
+  /**
+   * Takes back `points` counted in memory in the window ending at `windowEnd` (epoch ms), unless
+   * that window has ended meanwhile: a point of the next window is another call's.
+   */
+  async #giveBack(key: string | number, points: number, windowEnd: number): Promise<void> {
     const counted = await this.#memory.get(key);
-    if (counted && counted.consumedPoints >= points) await this.#memory.reward(key, points);
+    if (!counted || counted.msBeforeNext <= 0 || counted.consumedPoints < points) return;
+    if (Math.abs(Date.now() + counted.msBeforeNext - windowEnd) > SAME_WINDOW_SLACK_MS) return;
+    await this.#memory.reward(key, points);
   }
 }

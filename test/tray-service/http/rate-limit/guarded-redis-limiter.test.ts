@@ -44,4 +44,35 @@ describe('GuardedRedisLimiter: a count that ran out of its budget', function () 
     hang();
     expect((await limiter.consume('late')).remainingPoints).to.equal(2);
   });
+
+  // The memory count of a late call may have ended with its window; giving a point back then took
+  // it from the next window, so a call counted there went uncounted.
+  it('gives nothing back from a memory window that began after its own ended', async () => {
+    const { redis, hang } = hung();
+    const keyPrefix = uniqueName('rl');
+    const limiter = new GuardedRedisLimiter({ redis, keyPrefix, points: 3, duration: 3 });
+    const admin = createRedis(testStack().redisUrl);
+    const started = Date.now();
+    const at = (ms: number) =>
+      new Promise((resolve) => setTimeout(resolve, Math.max(0, started + ms - Date.now())));
+    try {
+      // Held past the budget, answered 4.6 s in: counted in memory at 1 s, in a window ending at 4 s.
+      await admin.call('CLIENT', 'PAUSE', '4600', 'WRITE');
+      expect((await limiter.consume('windows')).remainingPoints, 'counted in memory').to.equal(2);
+      // A window of its own, while the first count is still unanswered (so in memory at once).
+      await at(4_200);
+      expect((await limiter.consume('windows')).remainingPoints, 'a new window').to.equal(2);
+      await waitFor(
+        async () => (await admin.get(`${keyPrefix}:windows`)) === '1',
+        10_000,
+        'counted in Redis',
+      );
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE').catch(() => undefined);
+      admin.disconnect();
+    }
+    hang();
+    // The new window holds its own call: this one leaves one more.
+    expect((await limiter.consume('windows')).remainingPoints).to.equal(1);
+  });
 });
