@@ -160,7 +160,7 @@ const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'na
  * none is deleted. Returns each record changed (`rec`) or deleted.
  */
 function recomputeSql(members: boolean): string {
-  const exact = exactActorsOfRow('r', { pruned: true });
+  const exact = exactActorsOfRow('r');
   // Without a `post` group the members' branch finds nobody, but the planner cannot know that: it
   // estimates a community's worth of records and reads tray_records whole for one comment's record.
   // Those of the statement's part only ($8, $9: after and through, by id; null: open).

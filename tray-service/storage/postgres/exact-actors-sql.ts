@@ -20,8 +20,8 @@ export interface RecordRef {
  * action) and that none of the recipient's mutes held back
  * (held-back-sql.ts); each actor at their latest such action, as that action shows them. Read from
  * the community's kept posts (`post` records), the recipient's kept actions (every other verb on a
- * community's target) or the group's kept actions (a user feed's targets, which no away span
- * touches). Returns json `{actors, count, newest}`: the newest three snapshots in the text the
+ * community's target, with the group's older ones past them) or the group's kept actions (a user
+ * feed's targets, which no away span touches). Returns json `{actors, count, newest}`: the newest three snapshots in the text the
  * upsert writes (jsonb, printed as json), how many, and the newest counted action's activity (on a
  * user feed only its action's fields: id, segment, time, actor).
  *
@@ -29,13 +29,12 @@ export interface RecordRef {
  * back, or left), or has a mute that could cover one of the group's actions since then, need it;
  * every other record takes its group's actors as they are.
  */
-export function exactActorsSql(ref: RecordRef, options: { pruned?: boolean } = {}): string {
+export function exactActorsSql(ref: RecordRef): string {
   const { user, verb, target, community, countFrom } = ref;
-  // A removal takes an actor's newest actions away; those kept for the recipient are at most about
-  // the newest KEPT_ACTIONS_PER_ACTOR per actor, so the older ones the group still keeps are read too
-  // for it, judged by their time alone (processed last: their processing order is not kept).
-  const pruned = options.pruned
-    ? `UNION ALL
+  // The actions kept for the recipient are about an actor's newest KEPT_ACTIONS_PER_ACTOR: once
+  // those are removed, or all fell while the recipient was away, the older ones the group still
+  // keeps count, each judged by its time alone (processed last: their processing order is not kept).
+  const pruned = `UNION ALL
                       SELECT ga.actor_id, ga.at, ga.action_id, ${GROUP_ACTION_ACTIVITY}, ga.post_id,
                              ${PROCESSED_LAST}
                       FROM tray_group_actions ga
@@ -44,8 +43,7 @@ export function exactActorsSql(ref: RecordRef, options: { pruned?: boolean } = {
                         AND NOT EXISTS (SELECT 1 FROM tray_personal_actions pk
                                         WHERE pk.user_id = ${user} AND pk.community_id = ${community}
                                           AND pk.verb = ${verb} AND pk.target_id = ${target}
-                                          AND pk.actor_id = ga.actor_id AND pk.action_id = ga.action_id)`
-    : '';
+                                          AND pk.actor_id = ga.actor_id AND pk.action_id = ga.action_id)`;
   return `(SELECT json_build_object(
       'actors', coalesce(jsonb_agg(c.snap ORDER BY c.n) FILTER (WHERE c.n <= 3), '[]'::jsonb)::json,
       'count', count(*),
@@ -98,14 +96,11 @@ const PROCESSED_LAST = '9223372036854775807::bigint';
  * exactActorsSql of the tray_records row aliased `row`, with its community in `community_id`
  * (the recomputations after a leave and after a removal read their records so).
  */
-export const exactActorsOfRow = (row: string, options: { pruned?: boolean } = {}) =>
-  exactActorsSql(
-    {
-      user: `${row}.user_id`,
-      verb: `${row}.verb`,
-      target: `${row}.target_id`,
-      community: `${row}.community_id`,
-      countFrom: `${row}.count_from`,
-    },
-    options,
-  );
+export const exactActorsOfRow = (row: string) =>
+  exactActorsSql({
+    user: `${row}.user_id`,
+    verb: `${row}.verb`,
+    target: `${row}.target_id`,
+    community: `${row}.community_id`,
+    countFrom: `${row}.count_from`,
+  });

@@ -587,3 +587,36 @@ conformanceCase(
   },
   { needs: 'inbox' },
 );
+
+// A mute of the actor has every later write to the record counted exactly,
+// and with the actor's newest actions all held back by it, the one from before the mute was no
+// longer among the kept copies.
+conformanceCase(
+  'mutes: an actor muted after their first comment stays counted by it through 17 held-back comments',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const ana = context.id('u-ana');
+    // After NOW, so the mute (dated by the tray's clock) starts between Ben's first comment and the rest.
+    const late = (minute: number) => 1_440 + minute;
+    const post = { postId: context.id('p-1'), owner: ana };
+    const comment = (actor: string, minute: number) =>
+      aComment(context.id(actor), post, { id: context.id(`cm-${actor}-${minute}`), at: at(minute) });
+    await tray.personal([comment('u-ben', late(1))], at(late(1), 1_000));
+    await tray.apply({
+      kind: 'mute',
+      userId: ana,
+      target: { targetType: 'user', targetId: context.id('u-ben') },
+      until: null,
+      now: at(late(2)),
+    });
+    for (let minute = 3; minute <= 19; minute++) {
+      await tray.personal([comment('u-ben', late(minute))], at(late(minute), 1_000));
+    }
+    await tray.personal([comment('u-cy', late(30))], at(late(30), 1_000));
+    const now = at(late(31));
+    const record = await tray.record('u-ana', 'comment', now);
+    expect(record, 'the record').to.deep.include({ actorsCount: 2 });
+    expect(actorIdsOf(record)).to.deep.equal([context.id('u-cy'), context.id('u-ben')]);
+    await tray.expectModel('u-ana', now);
+  },
+);

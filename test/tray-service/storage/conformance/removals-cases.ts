@@ -305,3 +305,34 @@ conformanceCase(
     await tray.expectModel('u-ana', NOW + 100);
   },
 );
+
+// The same through the write path: a recipient away once since the record's countFrom has every
+// write to it counted exactly, and that count read only the kept copies too, so the next comment
+// dropped the actor the removal had kept.
+conformanceCase(
+  'removals: an actor kept by an older action after a removal stays counted when the next comment comes, the recipient away once',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const ana = context.id('u-ana');
+    const community = 'c-hike';
+    const change = (active: boolean, minute: number) => ({
+      communityId: community,
+      userId: ana,
+      active,
+      at: at(minute),
+    });
+    await tray.changes([change(true, 0)]);
+    const bens = Array.from({ length: 18 }, (_, i): [string, number] => ['u-ben', i + 1]);
+    for (const comment of comments(context, bens)) await tray.personal([comment]);
+    await tray.changes([change(false, 20)], NOW + 1);
+    await tray.changes([change(true, 21)], NOW + 2);
+    for (let minute = 18; minute >= 2; minute--) {
+      await tray.apply(removal(context, 'comment', `cm-u-ben-${minute}`, NOW + 100 - minute));
+    }
+    await tray.personal(comments(context, [['u-cy', 30]]), NOW + 200);
+    const record = await tray.record('u-ana', 'comment', NOW + 200);
+    expect(record, 'the record').to.deep.include({ actorsCount: 2, lastActionId: context.id('cm-u-cy-30') });
+    expect(actorIdsOf(record)).to.deep.equal([context.id('u-cy'), context.id('u-ben')]);
+    await tray.expectModel('u-ana', NOW + 200);
+  },
+);
