@@ -1,5 +1,6 @@
 import { heldBackSql } from './held-back-sql.ts';
 import { deletedMarkSql } from './deleted-actor-sql.ts';
+import { KEPT_ACTIONS_PER_ACTOR } from './personal-actions.ts';
 
 /** The SQL expressions naming one recipient's record of a community's target. */
 export interface RecordRef {
@@ -34,16 +35,32 @@ export function exactActorsSql(ref: RecordRef): string {
   // The actions kept for the recipient are about an actor's newest KEPT_ACTIONS_PER_ACTOR: once
   // those are removed, or all fell while the recipient was away, the older ones the group still
   // keeps count, each judged by its time alone (processed last: their processing order is not kept).
+  // Read only where some could have been pruned: an actor pruned still has KEPT_ACTIONS_PER_ACTOR
+  // kept copies unless a removal took some (its tombstone names the post). Both asked once per
+  // record: most records have neither, and pay a scan of their own kept copies, not a probe per
+  // row of the group.
   const pruned = `UNION ALL
                       SELECT ga.actor_id, ga.at, ga.action_id, ${GROUP_ACTION_ACTIVITY}, ga.post_id,
                              ${PROCESSED_LAST}
                       FROM tray_group_actions ga
                       WHERE ${verb} <> 'post' AND ${community} IS NOT NULL AND ga.target_id = ${target}
                         AND ga.verb = ${verb} AND ga.recipient = ${user} AND ga.at >= ${countFrom}
+                        AND (EXISTS (SELECT 1 FROM tray_personal_actions pc
+                                     WHERE pc.user_id = ${user} AND pc.community_id = ${community}
+                                       AND pc.verb = ${verb} AND pc.target_id = ${target}
+                                     GROUP BY pc.actor_id HAVING count(*) >= ${KEPT_ACTIONS_PER_ACTOR})
+                             OR EXISTS (SELECT 1 FROM tray_removals rm
+                                        WHERE rm.post_id = (SELECT g1.post_id FROM tray_group_actions g1
+                                                            WHERE g1.target_id = ${target} AND g1.verb = ${verb}
+                                                            LIMIT 1)))
                         AND NOT EXISTS (SELECT 1 FROM tray_personal_actions pk
                                         WHERE pk.user_id = ${user} AND pk.community_id = ${community}
                                           AND pk.verb = ${verb} AND pk.target_id = ${target}
-                                          AND pk.actor_id = ga.actor_id AND pk.action_id = ga.action_id)`;
+                                          AND pk.actor_id = ga.actor_id AND pk.action_id = ga.action_id
+                                        -- A probe of the key per row: as an anti-join the planner,
+                                        -- misled by its estimates, scanned the record's kept copies
+                                        -- once per row of the group (rows x rows).
+                                        OFFSET 0)`;
   return `(SELECT json_build_object(
       'actors', coalesce(jsonb_agg(c.snap ORDER BY c.n) FILTER (WHERE c.n <= 3), '[]'::jsonb)::json,
       'count', count(*),
