@@ -2,6 +2,10 @@ import type Bull from 'bull';
 import type { Logger } from '../logging/create-logger.ts';
 import { createLogThrottle } from '../logging/log-throttle.ts';
 
+/** What a job lock bull could not renew is logged as. */
+export const LOCK_NOT_RENEWED =
+  "could not renew a job's lock (Redis): it will stall and run again, no attempt spent";
+
 export interface QueueErrorsOptions<T> {
   /** The queue as its lines name it: `webhook`, `decision`. */
   name: string;
@@ -33,10 +37,7 @@ export function logQueueErrors<T>(
     );
   };
   const onLockFailed = (job: Bull.Job<T>, error: Error) => {
-    logger.warn(
-      { ...options.jobFields(job), jobId: job.id, err: error.message },
-      "could not renew a job's lock (Redis): it will stall and run again, no attempt spent",
-    );
+    logger.warn({ ...options.jobFields(job), jobId: job.id, err: error.message }, LOCK_NOT_RENEWED);
   };
   queue.on('error', onError);
   queue.on('lock-extension-failed', onLockFailed);

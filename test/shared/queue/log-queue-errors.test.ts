@@ -1,7 +1,7 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { logQueueErrors } from '../../../shared/queue/log-queue-errors.ts';
+import { LOCK_NOT_RENEWED, logQueueErrors } from '../../../shared/queue/log-queue-errors.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
@@ -45,16 +45,7 @@ describe('logQueueErrors: what bull swallows, said', function () {
     await taken.promise;
     await redis.demote();
     // Renewed every 500 ms: the next renewal meets READONLY.
-    await waitFor(
-      () =>
-        lines.some(
-          (line) =>
-            line.msg ===
-            "could not renew a job's lock (Redis): it will stall and run again, no attempt spent",
-        ),
-      10_000,
-      'the lock failure said',
-    );
+    await waitFor(() => lines.some((line) => line.msg === LOCK_NOT_RENEWED), 10_000, 'the lock failure said');
     const lockLine = lines.find((line) => String(line.msg).startsWith('could not renew'));
     expect(lockLine).to.include({ key: data.dedupeKey, jobId: data.dedupeKey });
     expect(String(lockLine?.err)).to.match(/READONLY/);

@@ -17,6 +17,7 @@ import {
 } from '../../../tray-service/moderation/decision-delivery.ts';
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { LOCK_NOT_RENEWED } from '../../../shared/queue/log-queue-errors.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -516,12 +517,7 @@ describe("moderation decision delivery: its queue's Redis failures", function ()
       await taken.promise;
       await redis.demote();
       await waitFor(
-        () =>
-          lines.some(
-            (line) =>
-              line.msg ===
-              "could not renew a job's lock (Redis): it will stall and run again, no attempt spent",
-          ),
+        () => lines.some((line) => line.msg === LOCK_NOT_RENEWED),
         10_000,
         'the lock failure said',
       );
