@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import type { Activity } from '../tray-service/domain/activity.ts';
 import { migrate } from '../tray-service/storage/postgres/migrate.ts';
 import { createPostgresWrites } from '../tray-service/storage/postgres/postgres-writes.ts';
+import { quantile } from './lib/quantile.ts';
 import { openScratchPostgres } from './lib/scratch-postgres.ts';
 
 const { values: args } = parseArgs({
@@ -42,9 +43,6 @@ function comment(actor: string, owner: string, post: string): Activity {
     audience: { kind: 'user', userId: owner },
   };
 }
-
-const percentile = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const { pool, close } = await openScratchPostgres('exact');
@@ -89,7 +87,7 @@ async function main(): Promise<void> {
           ms.push(performance.now() - started);
         }
         ms.sort((a, b) => a - b);
-        timings[owner] = `p50 ${percentile(ms, 0.5).toFixed(2)} ms, p90 ${percentile(ms, 0.9).toFixed(2)} ms`;
+        timings[owner] = `p50 ${quantile(ms, 0.5).toFixed(2)} ms, p90 ${quantile(ms, 0.9).toFixed(2)} ms`;
       }
       process.stdout.write(
         `${group.name}: counted exactly ${timings.ana}; baseline (group summary) ${timings.bo}\n`,

@@ -14,20 +14,19 @@ export interface GuardedRedisLimiterOptions {
   logger?: Logger;
 }
 
-/**
- * A count per key in Redis, shared by every API instance, that falls back to a count in this
- * process's memory while Redis is not there: not ready (rate-limiter-flexible's own insurance),
- * and also hanging. A Redis that stops answering but keeps its connection (a stopped server, a
- * route that died without a reset) stays `ready`, so every count waited on it for as long as it
- * hung, and with it every tray call, piling up in memory. A count is now given REDIS_CALL_BUDGET_MS;
- * past it, and while any call on the connection is still unanswered, calls count in memory at
- * once; a call unanswered for REDIS_RECONNECT_AFTER_MS has the connection dropped (the
- * connection's breaker, shared/redis/hung-redis-breaker.ts), after which the limiter counts in
- * memory until the new connection is ready.
- */
 /** How far apart two readings of one memory window's end may be (each is its expiry less now). */
 const SAME_WINDOW_SLACK_MS = 50;
 
+/**
+ * A count per key in Redis, shared by every API instance, that falls back to a count in this
+ * process's memory while Redis is not there: not ready, failing, and also hanging. A Redis that
+ * stops answering but keeps its connection (a stopped server, a route that died without a reset)
+ * stays `ready`, so every count waited on it for as long as it hung, and with it every tray call,
+ * piling up in memory. A count is now given REDIS_CALL_BUDGET_MS; past it, and while any call on
+ * the connection is still unanswered, calls count in memory at once; a call unanswered for REDIS_RECONNECT_AFTER_MS has the connection dropped (the
+ * connection's breaker, shared/redis/hung-redis-breaker.ts), after which the limiter counts in
+ * memory until the new connection is ready.
+ */
 export class GuardedRedisLimiter extends RateLimiterRedis {
   readonly #memory: RateLimiterMemory;
   readonly #guarded: ReturnType<typeof guardedRedis>;

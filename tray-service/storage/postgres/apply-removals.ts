@@ -6,6 +6,7 @@ import type { ActorSnapshot, TrayVerb } from '../../domain/tray-record.ts';
 import { recordCounts, removalChange, type RemovalTrayChange } from '../../domain/removal-tray-change.ts';
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
+import { writeClock } from '../write-clock.ts';
 import { MUTE_END } from './held-back-sql.ts';
 import { groupLock, lockKeys, postLock, profileLock } from './lock-keys.ts';
 import { toInboxRecord, type InboxRow } from './inbox-row.ts';
@@ -334,7 +335,7 @@ export async function applyRemovals(
   // Stamped now that the locks are held, as the fan-out is: a removal that waited seconds behind a
   // fan-out's locks would land with a stamp a stream's catch-up takes for one it had sent
   // (docs/live-tray.md#event-ids-and-resuming).
-  const stampedAt = options.clock ? Math.max(options.now, options.clock()) : options.now;
+  const stampedAt = writeClock(options)();
 
   const groups = new Map<string, ActionRow>();
   for (const row of voided) groups.set(groupKey(row), row);

@@ -24,6 +24,7 @@ import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert
 import { waitForWriters } from './wait-for-writers.ts';
 import { lateLeavers } from './late-leavers.ts';
 import { renameInRecords, renameKeptActivities } from './deleted-users.ts';
+import { writeClock } from '../write-clock.ts';
 import { forgetKeptState } from './postgres-deleted-users.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
@@ -218,7 +219,7 @@ export function createPostgresWrites(
       // Stamped now that the locks are held: a stream takes a change stamped SETTLE_MS before the
       // newest it sent for one it had, and a write that waited seconds behind a fan-out's locks
       // would land with such a stamp (docs/live-tray.md#event-ids-and-resuming).
-      const options = { now: clock ? Math.max(now, clock()) : now, retentionMs, returning };
+      const options = { now: writeClock({ now, clock })(), retentionMs, returning };
       const written =
         deliveries.kind === 'community' && !deliveries.only
           ? await writeInParts(client, live, deliveries, options)
@@ -578,10 +579,7 @@ export function createPostgresWrites(
       // Expired records are renamed too while their group lives (none keeps the name), and told
       // like the others: which of them live streams hear of is the caller's to decide.
       // Stamped as each page is written, not at the job's start: the wait above may have been long.
-      const { now, clock } = context;
-      await renameInRecords(pool, ids, clock ? () => Math.max(now, clock()) : now, (renamed) =>
-        tell(context, renamed),
-      );
+      await renameInRecords(pool, ids, writeClock(context), (renamed) => tell(context, renamed));
     },
   };
 }

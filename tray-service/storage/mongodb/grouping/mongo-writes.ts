@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
 import type { TrayWritesPort, WriteContext } from '../../port.ts';
+import { writeClock } from '../../write-clock.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { toldAsInboxRecords } from '../records/to-tray-record.ts';
 import { applyRemovals } from '../removals/apply-removals.ts';
@@ -31,7 +32,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
     fanOutBatch: options.fanOutBatch,
     owner,
     lock,
-    now: roundClock(context),
+    now: writeClock(context),
     keptSince: options.keptSince ?? 0,
     ...toldAsInboxRecords(context.onWritten),
     ...(context.onRemoved ? { onRemoved: context.onRemoved } : {}),
@@ -45,7 +46,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
       await applyRemovals(db, removals, {
         retentionDays: context.retentionDays,
         owner: claimOwner(),
-        now: roundClock(context),
+        now: writeClock(context),
         keptSince: options.keptSince ?? 0,
         ...(context.eventKey === undefined ? {} : { eventKey: context.eventKey }),
         ...toldAsInboxRecords(context.onWritten),
@@ -57,14 +58,8 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
         owner: claimOwner(),
         // The tray's clock, as for every other write: the renamed records' changedAt is read by
         // live catch-up (changedSince), which must not see a process clock ahead or behind it.
-        now: roundClock(context),
+        now: writeClock(context),
         ...toldAsInboxRecords(context.onWritten),
       }),
   };
-}
-
-/** The time each round of a write stamps (WriteContext.clock): never before the context's `now`. */
-function roundClock(context: WriteContext): () => number {
-  const { clock, now } = context;
-  return clock ? () => Math.max(now, clock()) : () => now;
 }
