@@ -66,8 +66,8 @@ const ascii = /^\p{ASCII}*$/u;
  * (Unicode's Turkic folding makes it `i`), and a final sigma `ς` is `σ` wherever it stands. NFC
  * again, as upper-casing can decompose (`ΐ`). Pieces keep a letter and its marks together, so NFC
  * never joins across two of them and the fold of a text is the concatenation of its pieces' folds.
- * Format characters (zero-width space and joiners, soft hyphen, bidi marks) and variation
- * selectors are dropped, and compatibility forms folded (NFKC), so a word cannot hide behind them.
+ * Format characters (zero-width space and joiners, soft hyphen, bidi marks) and the other
+ * default-ignorable characters (variation selectors, the combining grapheme joiner) are dropped, and compatibility forms folded (NFKC), so a word cannot hide behind them.
  */
 function foldPiece(text: string): string {
   return (
@@ -85,9 +85,12 @@ function foldPiece(text: string): string {
   );
 }
 
-// Format characters, and the variation selectors (they say how to draw a character, not which:
-// an emoji's U+FE0F would otherwise read as a letter of the listed word it follows).
-const invisible = /[\p{Cf}\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
+// Format characters, and every other character Unicode marks default-ignorable (drawn as nothing
+// where unsupported): the variation selectors (they say how to draw a character, not which: an
+// emoji's U+FE0F would otherwise read as a letter of the listed word it follows), the combining
+// grapheme joiner and the Mongolian and Khmer invisible marks (marks, so they read as letters of
+// the word they sit in), the Hangul fillers.
+const invisible = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 function foldWithSpans(nfc: string): FoldedText {
   if (ascii.test(nfc)) return { folded: nfc.toLowerCase() };

@@ -142,6 +142,30 @@ describe('blocked words', () => {
       expect(parseBlockedWord('\u200b\u200d', 'exact')).to.equal(undefined);
     });
 
+    // Not only format characters draw nothing: the combining grapheme joiner, the Mongolian and
+    // Khmer invisible marks and the Hangul fillers are default-ignorable too, and (the first
+    // three being marks) read as letters of the word they sit in.
+    it('sees through every default-ignorable character inside a word, marks included', () => {
+      for (const mode of ['exact', 'contains'] as const) {
+        for (const text of [
+          's\u034fpam',
+          's\u180bpam',
+          'sp\u17b4am',
+          'spa\u3164m',
+          'spam\u034f',
+          's\u115fpam',
+        ]) {
+          expect(find(['spam'], `buy ${text} now`, mode), `${mode}: ${JSON.stringify(text)}`).to.deep.equal([
+            'spam',
+          ]);
+        }
+      }
+      expect(compileBlockedWordMatcher(parseBlockedWords(['spam'], 'exact'))('a s\u034fpam')).to.deep.equal([
+        { word: 'spam', start: 2, end: 7 },
+      ]);
+      expect(parseBlockedWord('\u034f\u3164', 'exact')).to.equal(undefined);
+    });
+
     it('lists a word once whatever its case: STRASSE and straße are one word', () => {
       expect(parseBlockedWords(['straße', 'STRASSE'], 'exact')).to.have.lengthOf(1);
     });

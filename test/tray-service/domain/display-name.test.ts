@@ -32,6 +32,14 @@ describe('nameOrId', () => {
     );
   });
 
+  // Some characters that draw nothing are no format characters: the Hangul fillers (letters), the
+  // combining grapheme joiner (a mark) and the blank braille pattern (a symbol).
+  it('gives the id for a name of other characters that draw nothing (Hangul fillers, braille blank)', () => {
+    for (const blank of ['\u3164', '\u115f\u1160', '\uffa0', '\u034f', '\u2800', ' \u3164\u2800 '])
+      expect(nameOrId(blank, 'u-ana'), JSON.stringify(blank)).to.equal('u-ana');
+    expect(nameOrId('\u3164Ana', 'u-ana'), 'a filler beside a visible name').to.equal('\u3164Ana');
+  });
+
   it('keeps a name of one visible character among controls (the messages show that character)', () => {
     expect(nameOrId('\u202e.\u0007', 'u-ana')).to.equal('\u202e.\u0007');
   });
