@@ -34,13 +34,16 @@ export const QUIET_MS = 60 * 60_000;
 export const CLEARED_ID = '#cleared';
 
 /**
- * What a stream has delivered: everything changed at or before `at - SETTLE_MS` or at or before
- * `floor`, within the window the versions in `seen` (keyed by a short hash of the record id), and
- * every state at or before `through` in a catch-up's order.
+ * What a stream has delivered: everything changed more than SETTLE_MS before the later of `at`
+ * and `floor`, within that window the versions in `seen` (keyed by a short hash of the record id),
+ * and every state at or before `through` in a catch-up's order.
  */
 export interface StreamCursor {
   at: number;
-  /** A new stream starts from "now": the client read its history itself (0 when unset). */
+  /**
+   * A new stream starts from "now": the client read its history itself (0 when unset). Not from
+   * `floor` itself: a state stamped up to SETTLE_MS before it may have landed after that read.
+   */
   floor: number;
   seen: Map<string, { version: number; changedAt: number }>;
   /**
@@ -67,7 +70,10 @@ export function recordHash(recordId: string): string {
   return createHash('sha256').update(recordId).digest('base64url').slice(0, HASH_LENGTH);
 }
 
-/** The cursor of a new stream: nothing before `now` is owed to it. */
+/**
+ * The cursor of a new stream: nothing stamped more than SETTLE_MS before `now` is owed to it (its
+ * client read that from history); a state stamped later may have landed after that read.
+ */
 export function freshCursor(now: number): StreamCursor {
   return { at: now, floor: now, seen: new Map() };
 }
@@ -112,10 +118,9 @@ export function hasSeen(cursor: StreamCursor, recordId: string, version: number)
 /**
  * Whether a state changed at `changedAt` may be one the cursor has not delivered, where changes from
  * `lostFrom` on may never have been announced to the stream (a failed publish): inside the window,
- * or from then on (the client read what changed before the floor from history itself). An
- * unannounced state stamped up to SETTLE_MS before the floor counts too: stamped before its write
- * landed, it may have landed after the client read its history, and only its announcement, lost,
- * would have brought it.
+ * or from then on back to SETTLE_MS before the floor (the client read what changed before that
+ * from history itself; a state stamped later may have landed after that read, and only its
+ * announcement, lost, would have brought it).
  */
 export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infinity): boolean {
   return inWindow(cursor, changedAt) || (changedAt >= lostFrom && changedAt > cursor.floor - SETTLE_MS);
@@ -123,7 +128,8 @@ export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infin
 
 /**
  * Whether the stream has delivered this state of the record, or its client has it otherwise: one
- * from before the window or the floor counts as delivered (or read from history by the client).
+ * from before the window (which reaches SETTLE_MS before the floor) counts as delivered, or read
+ * from history by the client.
  */
 export function hasDelivered(cursor: StreamCursor, recordId: string, changedAt: number): boolean {
   return (
@@ -153,9 +159,15 @@ export function advanceQuiet(cursor: StreamCursor, now: number, quietMs: number)
   return true;
 }
 
-/** Whether a state changed at `changedAt` may be one the cursor has not delivered. */
+/**
+ * Whether a state changed at `changedAt` may be one the cursor has not delivered: stamped within
+ * SETTLE_MS before the newest time delivered, or before the stream opened, or later. The window
+ * reaches back from the opening too: a state stamped just before the stream opened may have
+ * landed after its client read its history, and been announced while the client's connection was
+ * down; the floor alone would count it delivered, and the client would never get it.
+ */
 export function inWindow(cursor: StreamCursor, changedAt: number): boolean {
-  return changedAt > Math.max(cursor.floor, cursor.at - SETTLE_MS);
+  return changedAt > Math.max(cursor.floor, cursor.at) - SETTLE_MS;
 }
 
 /**
