@@ -64,7 +64,11 @@ export function blockMethods(send: Send): BlockMethods {
             0,
             `blocked: the page after ${token.blocked_userId} gave the same token again`,
           );
-        yield* page.results;
+        // The signal ends the walk inside a page too, not only at the next page's fetch.
+        for (const entry of page.results) {
+          options.signal?.throwIfAborted();
+          yield entry;
+        }
         token = next;
       } while (token);
     },

@@ -67,8 +67,17 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
   // measured then), not from when getToken answered.
   const began = performance.now();
   const timeLeft = () => (request.retryWithinMs ?? Infinity) - (performance.now() - began);
+  const hadTime = timeLeft() >= 0;
   // Raced with the signal: an abort ends the call at once, also while the app finds a token.
   let token = await untilAborted(connection.getToken({}), request.signal);
+  // A first token that came after the call's window (a sign-in, a call on every record, an
+  // `until`) is not used: sent now, the call would take what arrived meanwhile, or come after its
+  // `until`. A window over before the call (an `until` in the past) is the service's to refuse.
+  if (hadTime && timeLeft() < 0)
+    throw new DOMException(
+      `getToken answered after the ${Math.round(request.retryWithinMs ?? 0)} ms this call may wait; it was not sent`,
+      'TimeoutError',
+    );
   /** Since the last wait: a token given before a wait may have expired during it. */
   let tokenAskedAgain = false;
   let retried = 0;
@@ -185,7 +194,13 @@ function requestUrl(baseUrl: string, request: TrayRequest): string {
   const url = new URL(`${baseUrl.replace(/\/+$/, '')}${request.path}`);
   for (const [name, value] of Object.entries(request.query ?? {})) {
     if (value === undefined) continue;
-    for (const one of typeof value === 'object' ? value : [value]) url.searchParams.append(name, String(one));
+    for (const one of typeof value === 'object' ? value : [value]) {
+      const text = String(one);
+      // A URL carries UTF-8, which has no lone surrogate: the parameter would arrive as U+FFFD, and
+      // the service (which refuses such a text in a JSON body) would answer for another value.
+      if (!text.isWellFormed()) throw new TypeError(`${name}: a value holds a lone surrogate`);
+      url.searchParams.append(name, text);
+    }
   }
   return url.href;
 }

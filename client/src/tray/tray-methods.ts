@@ -94,7 +94,11 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
             0,
             `history: the page after ${startAfter} gave nextPage ${page.nextPage}, which does not go below it`,
           );
-        yield* page.data;
+        // The signal ends the walk inside a page too, not only at the next page's fetch.
+        for (const record of page.data) {
+          options.signal?.throwIfAborted();
+          yield record;
+        }
         // 0 is the last page's nextPage; an empty page ends the walk too, whatever it says.
         if (page.nextPage === 0 || page.data.length === 0) return;
         startAfter = page.nextPage;

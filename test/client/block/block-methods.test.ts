@@ -42,6 +42,34 @@ describe('the client’s block-list methods against the tray API (real PostgreSQ
     expect(await client.checkBlocked(['c-1'])).to.deep.equal({ 'c-1': false });
   });
 
+  it('blocked() yields no further entry once its signal aborts, inside a page too', async () => {
+    const client = clientOf(target.user('abort-blocker'));
+    for (const id of ['a-1', 'a-2', 'a-3']) await client.block(id);
+    const controller = new AbortController();
+    const taken: string[] = [];
+    const walk = async () => {
+      for await (const entry of client.blocked({ signal: controller.signal })) {
+        taken.push(entry.blocked_userId);
+        controller.abort(new Error('enough'));
+      }
+    };
+    await expect(walk()).to.be.rejectedWith('enough');
+    expect(taken).to.deep.equal(['a-1']);
+  });
+
+  // A query cannot carry a lone surrogate (URLSearchParams sends U+FFFD in its place): the service,
+  // which refuses such an id in a body, would answer for another id.
+  it('checkBlocked() refuses an id with a lone surrogate before sending anything', async () => {
+    let sent = 0;
+    const client = createTrayClient({
+      baseUrl: target.baseUrl,
+      getToken: () => target.token(target.user('surrogate-checker')),
+      fetch: (input, init) => ((sent += 1), fetch(input, init)),
+    });
+    await expect(client.checkBlocked(['ok', 'x\ud800'])).to.be.rejectedWith(TypeError, /checkList/);
+    expect(sent).to.equal(0);
+  });
+
   it('blocking yourself is a TrayApiError 400 with the service’s message', async () => {
     const self = target.user('self');
     await expect(clientOf(self).block(self)).to.be.rejectedWith(TrayApiError).and.eventually.include({

@@ -69,6 +69,23 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
         .to.be.rejectedWith(TrayApiError, /until/)
         .and.eventually.include({ status: 400, code: 400001 });
     });
+
+    // Sent after its `until`, the service would refuse it with a 400 that blames the caller's time.
+    it('a snooze whose until passes while getToken answers is not sent', async () => {
+      let sent = 0;
+      const client = createTrayClient({
+        baseUrl: target.baseUrl,
+        getToken: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 600));
+          return target.token(user);
+        },
+        fetch: (input, init) => ((sent += 1), fetch(input, init)),
+      });
+      await expect(client.snooze([keys.a], Date.now() + 300)).to.be.rejected.and.eventually.include({
+        name: 'TimeoutError',
+      });
+      expect(sent).to.equal(0);
+    });
   });
 
   describe('mutes', () => {

@@ -107,6 +107,26 @@ describe('sendRequest (through the client) against the tray API', () => {
       expect(sent.map((one) => one.status)).to.deep.equal([401, 200]);
     });
 
+    // The 2 s count from the call, the first getToken included: sent after a slow first sign-in,
+    // the call took what arrived meanwhile too.
+    it('does not send a call on every record whose first getToken answers after 2 s', async function () {
+      this.timeout(10_000);
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: api.baseUrl,
+        fetch,
+        getToken: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 2_100));
+          return tokenFor('t-slow-first');
+        },
+      });
+      await expect(client.deleteAll()).to.be.rejected.and.eventually.include({ name: 'TimeoutError' });
+      expect(sent).to.deep.equal([]);
+      // A call without such a window waits for its token as long as it takes.
+      expect((await client.counts()).totalUnreadCount).to.equal(0);
+      expect(sent.map((one) => one.status)).to.deep.equal([200]);
+    });
+
     it('throws a TrayApiError 401 when the new token is refused too, after asking only once more', async () => {
       let asked = 0;
       const { fetch, sent } = recordingFetch();

@@ -85,6 +85,21 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
       expect(calls).to.equal(1);
     });
 
+    // The signal ends the walk, not only the next page's fetch: a loop that goes on after its
+    // abort (shared with other work) got the rest of the page it was in.
+    it('yields no further record once its signal aborts, inside a page too', async () => {
+      const controller = new AbortController();
+      const taken: string[] = [];
+      const walk = async () => {
+        for await (const record of clientOf(user).history({ signal: controller.signal })) {
+          taken.push(record.targetId);
+          controller.abort(new Error('enough'));
+        }
+      };
+      await expect(walk()).to.be.rejectedWith('enough');
+      expect(taken).to.deep.equal(['new-0']);
+    });
+
     it('historyPage() answers single pages: nextPage as the next startAfter, 0 on the last', async () => {
       const client = clientOf(user);
       const first = await client.historyPage();
