@@ -80,6 +80,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
         { path, reason },
         'left alone an entry of SPOOL_DIR this receiver did not write; its events are not queued',
       ),
+    onTakeOverFailed: (path, error) =>
+      logger.warn(
+        { path, err: (error as NodeJS.ErrnoException).code ?? (error as Error).message },
+        "could not take over a stopped receiver's spool folder; its events stay on disk, tried again at every check",
+      ),
   });
   if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
   const target = {

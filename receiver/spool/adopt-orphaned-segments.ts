@@ -61,6 +61,13 @@ export interface AdoptOptions {
    * yet, however its socket answers: a live receiver appending to a segment always changes it.
    */
   quietMs?: number;
+  /**
+   * Told of another receiver's folder (or SPOOL_DIR's own segments) that could not be looked at or
+   * taken over for an error of its own (a damaged folder, a locked one): it is left for the next
+   * call, and the rest are taken over. Otherwise one such folder stopped every start, and every
+   * running check before the folders after it.
+   */
+  onTakeOverFailed?: (path: string, error: unknown) => void;
 }
 
 /**
@@ -85,54 +92,46 @@ export async function adoptOrphanedSegments(
   const { folders, sockets } = await listInstances(root);
   const orphans: string[] = [];
   const { deadChecks } = options;
+  const failed = (path: string, error: unknown) => options.onTakeOverFailed?.(path, error);
   for (const name of folders) {
     if (name === instance) continue;
-    const reason = await whyForeign(join(root, name), 'folder');
-    if (reason !== undefined) onForeign(join(root, name), reason);
-    else if (!deadChecks) {
-      if (await takenAtStart(root, name)) orphans.push(name);
-    } else if (await ownerIsAlive(ownerSocketPath(root, name))) deadChecks.delete(name);
-    else {
-      const seen = (deadChecks.get(name) ?? 0) + 1;
-      deadChecks.set(name, seen);
-      if (seen >= DEAD_CHECKS && (await quietSince(join(root, name), options.quietMs ?? 0)))
-        orphans.push(name);
+    try {
+      const reason = await whyForeign(join(root, name), 'folder');
+      if (reason !== undefined) onForeign(join(root, name), reason);
+      else if (!deadChecks) {
+        if (await takenAtStart(root, name)) orphans.push(name);
+      } else if (await ownerIsAlive(ownerSocketPath(root, name))) deadChecks.delete(name);
+      else {
+        const seen = (deadChecks.get(name) ?? 0) + 1;
+        deadChecks.set(name, seen);
+        if (seen >= DEAD_CHECKS && (await quietSince(join(root, name), options.quietMs ?? 0)))
+          orphans.push(name);
+      }
+    } catch (error) {
+      failed(join(root, name), error);
     }
   }
   if (deadChecks) for (const name of deadChecks.keys()) if (!folders.includes(name)) deadChecks.delete(name);
-  let seq = firstSeq;
-  /** Folders a segment left: their entries are synced too, so a crash cannot bring one back. */
-  const emptied = new Set<string>();
+  /** The next number, and the folders a segment left (synced too, so a crash cannot bring one back). */
+  const moving: Moving = { seq: firstSeq, emptied: new Set() };
+  const { emptied } = moving;
+  /** Orphans that failed part-way: kept, with what is left in them, for a later call. */
+  const kept = new Set<string>();
   for (const folder of [root, ...orphans.map((name) => join(root, name))]) {
-    for (const segment of await listSegments(folder).catch(ifGone([]))) {
-      const from = segmentPath(folder, segment.name);
-      const before = await whyForeign(from, 'segment');
-      if (before !== undefined) {
-        onForeign(from, before);
-        continue;
-      }
-      // Never over a segment of `own` (a number taken by an earlier, failed take-over, say).
-      while (await lstat(segmentPath(own, segmentName(seq))).then(() => true, ifGone(false))) seq += 1;
-      const to = segmentPath(own, segmentName(seq));
-      const moved = await rename(from, to).then(() => true, ifGone(false));
-      if (!moved) continue;
-      emptied.add(folder);
-      // Checked again where no one else can write: in a folder others may write in, the entry
-      // could have been swapped between the check above and the rename.
-      const after = await whyForeign(to, 'segment');
-      if (after !== undefined) {
-        await unlink(to);
-        onForeign(from, `${after} (swapped in while it was taken over; removed)`);
-        continue;
-      }
-      seq += 1;
+    try {
+      await moveSegments(folder, own, moving, onForeign);
+    } catch (error) {
+      kept.add(folder);
+      failed(folder, error);
     }
   }
-  if (seq > firstSeq) await syncDirectory(own);
+  // Also after a folder that failed part-way: what was moved in before is synced.
+  if (emptied.size > 0) await syncDirectory(own);
   // The root is synced below, after the orphans' folders go.
   for (const folder of emptied) if (folder !== root) await syncDirectory(folder).catch(ifGone(undefined));
   for (const name of orphans) {
     const folder = join(root, name);
+    if (kept.has(folder)) continue;
     // A probe file a crash left and the stopped mark are all an orphan may still hold; anything
     // else keeps it for later.
     await unlink(join(folder, probeName)).catch(() => undefined);
@@ -146,5 +145,47 @@ export async function adoptOrphanedSegments(
     if (!(await ownerIsAlive(path))) await unlink(path).catch(ifGone(undefined));
   }
   await syncDirectory(root);
-  return seq - firstSeq;
+  return moving.seq - firstSeq;
+}
+
+/** A take-over's progress through the folders it moves segments out of. */
+interface Moving {
+  seq: number;
+  emptied: Set<string>;
+}
+
+/**
+ * Moves the segments of `folder` into `own`, numbered from `moving.seq`, past any number taken
+ * there; `moving` keeps the progress also when a later segment fails.
+ */
+async function moveSegments(
+  folder: string,
+  own: string,
+  moving: Moving,
+  onForeign: OnForeignEntry,
+): Promise<void> {
+  for (const segment of await listSegments(folder).catch(ifGone([]))) {
+    const from = segmentPath(folder, segment.name);
+    const before = await whyForeign(from, 'segment');
+    if (before !== undefined) {
+      onForeign(from, before);
+      continue;
+    }
+    // Never over a segment of `own` (a number taken by an earlier, failed take-over, say).
+    while (await lstat(segmentPath(own, segmentName(moving.seq))).then(() => true, ifGone(false)))
+      moving.seq += 1;
+    const to = segmentPath(own, segmentName(moving.seq));
+    const moved = await rename(from, to).then(() => true, ifGone(false));
+    if (!moved) continue;
+    moving.emptied.add(folder);
+    // Checked again where no one else can write: in a folder others may write in, the entry
+    // could have been swapped between the check above and the rename.
+    const after = await whyForeign(to, 'segment');
+    if (after !== undefined) {
+      await unlink(to);
+      onForeign(from, `${after} (swapped in while it was taken over; removed)`);
+      continue;
+    }
+    moving.seq += 1;
+  }
 }

@@ -17,6 +17,7 @@ import { adoptOrphanedSegments, type OnForeignEntry } from './adopt-orphaned-seg
 import { newInstanceName, ownerSocketPath, stoppedMarkName } from './instance-folders.ts';
 import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
 import { spoolDirStep } from './spool-dir-error.ts';
+import { SpoolClosedError } from './spool-closed-error.ts';
 import { SpoolFullError } from './spool-full-error.ts';
 import { SPOOL_DEADLINE_MS } from './spool-deadline.ts';
 
@@ -99,6 +100,12 @@ export interface SpoolOptions {
    */
   onForeignEntry?: OnForeignEntry;
   /**
+   * Called once per path for a stopped receiver's folder (or SPOOL_DIR's own segments) that could
+   * not be taken over for an error of its own (a damaged or locked folder): its events stay on
+   * disk, and every later check tries it again; the other folders are taken over meanwhile.
+   */
+  onTakeOverFailed?: (path: string, error: unknown) => void;
+  /**
    * adoptOrphans leaves a stopped receiver's folder alone while one of its segments changed within
    * this long (ms; default 60 s): a receiver still appending is alive, whatever its socket says.
    */
@@ -165,11 +172,18 @@ async function openInstance(
     foreign += 1;
     options.onForeignEntry?.(path, reason);
   };
+  /** Folders a take-over failed on, each told once however often it is tried again. */
+  const failedTakeOvers = new Set<string>();
+  const onTakeOverFailed = (path: string, error: unknown) => {
+    if (failedTakeOvers.has(path)) return;
+    failedTakeOvers.add(path);
+    options.onTakeOverFailed?.(path, error);
+  };
   /** Other folders whose owner the periodic checks found dead, and how many times in a row. */
   const deadChecks = new Map<string, number>();
   await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
   await spoolDirStep(root, 'take over the events of stopped receivers', () =>
-    adoptOrphanedSegments(root, dir, instance, onForeign),
+    adoptOrphanedSegments(root, dir, instance, onForeign, { onTakeOverFailed }),
   );
   const existing = await spoolDirStep(root, `list ${instance}`, () => listSegments(dir));
   let depth = 0;
@@ -454,11 +468,14 @@ async function openInstance(
   // Others' checks must never find this receiver's socket gone for long: its file is made again
   // if removed (by a cleaner of old files, say), on a timer of its own that no long drain delays.
   // Started once the spool is open: a spool that failed to open holds nothing to keep.
+  /** Once closed, appends are refused (SpoolClosedError). */
+  let closed = false;
   const keeper = setInterval(() => void owner.ensure().catch(() => undefined), OWNER_CHECK_MS);
   keeper.unref();
   return {
     dir,
     append(job) {
+      if (closed) return Promise.reject(new SpoolClosedError());
       const line = `${job.json}\n`;
       const bytes = Buffer.byteLength(line);
       if (pendingBytes > 0 && pendingBytes + bytes > maxPendingBytes)
@@ -523,6 +540,7 @@ async function openInstance(
             firstSeq: first,
             deadChecks,
             quietMs: options.adoptQuietMs ?? ADOPT_QUIET_MS,
+            onTakeOverFailed,
           }),
         ]);
         // What is in the folder now, also after a take-over that failed part-way: every segment
@@ -553,6 +571,7 @@ async function openInstance(
       return adopted;
     },
     async close() {
+      closed = true;
       clearInterval(keeper);
       await draining?.catch(() => undefined);
       await exclusive(closeActive);

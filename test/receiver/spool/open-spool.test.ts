@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
@@ -19,6 +19,7 @@ import { basename, join, resolve } from 'node:path';
 import { DEAD_CHECKS } from '../../../receiver/spool/adopt-orphaned-segments.ts';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
 import { segmentName } from '../../../receiver/spool/segment-files.ts';
+import { SpoolClosedError } from '../../../receiver/spool/spool-closed-error.ts';
 import { SpoolDirError } from '../../../receiver/spool/spool-dir-error.ts';
 import { SpoolFullError } from '../../../receiver/spool/spool-full-error.ts';
 import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
@@ -278,6 +279,52 @@ describe('the spool', () => {
       await staying.drain(async (event) => void queued.push(event.dedupeKey));
       expect(queued).to.deep.equal(['key-0', 'key-1', 'key-5', 'key-10']);
       await staying.close();
+    });
+  });
+
+  // A stopped receiver's folder whose segments cannot be moved (a damaged or locked folder: an
+  // immutable one as root, a read-only one otherwise) failed the whole take-over: every start
+  // exited, and a running receiver's checks stopped at it, before the folders after it.
+  describe('with a stopped receiver’s folder that cannot be taken over', () => {
+    const lock = (folder: string): (() => void) => {
+      if (process.getuid?.() === 0) {
+        execFileSync('chattr', ['+i', folder]);
+        return () => execFileSync('chattr', ['-i', folder]);
+      }
+      chmodSync(folder, 0o500);
+      return () => chmodSync(folder, 0o700);
+    };
+
+    it('starts, takes the other stopped receivers’ events, reports that folder, and takes it once it can', async () => {
+      const stuck = await openSpool(dir);
+      const other = await openSpool(dir);
+      await stuck.append(job(1));
+      await other.append(job(2));
+      await stuck.close();
+      await other.close();
+      const unlock = lock(stuck.dir);
+      const failed: string[] = [];
+      let spool: Awaited<ReturnType<typeof openSpool>> | undefined;
+      try {
+        spool = await openSpool(dir, {
+          adoptQuietMs: 0,
+          onTakeOverFailed: (path) => failed.push(path),
+        });
+        expect(spool.depth(), 'the other receiver’s event').to.equal(1);
+        expect(failed).to.deep.equal([stuck.dir]);
+        expect(await spool.adoptOrphans(), 'still locked: left for later').to.equal(0);
+      } finally {
+        unlock();
+      }
+      if (!spool) throw new Error('the spool did not open');
+      let taken = 0;
+      for (let check = 0; check < DEAD_CHECKS; check += 1) taken += await spool.adoptOrphans();
+      expect(taken).to.equal(1);
+      expect(failed, 'reported once').to.deep.equal([stuck.dir]);
+      const queued: string[] = [];
+      await spool.drain(async (event) => void queued.push(event.dedupeKey));
+      expect(queued.sort()).to.deep.equal(['key-1', 'key-2']);
+      await spool.close();
     });
   });
 
@@ -779,6 +826,17 @@ describe('the spool', () => {
       const result = await runCommand(command, args, cleanEnv(), 30_000);
       expect(result.code, result.stderr).to.equal(0);
       expect(JSON.parse(result.stdout)).to.deep.equal({ failed: true, depthAtStart: 1 });
+    });
+  });
+
+  // A handler still waiting for its enqueue when the server's grace period ended fell through to
+  // the spool after close: its segment went into a folder no start takes at once.
+  describe('once closed', () => {
+    it('refuses an append, and leaves no folder or segment behind', async () => {
+      const spool = await openSpool(dir);
+      await spool.close();
+      await expect(spool.append(job(1))).to.be.rejectedWith(SpoolClosedError);
+      expect(readdirSync(dir)).to.deep.equal([]);
     });
   });
 
