@@ -63,11 +63,14 @@ const ascii = /^\p{ASCII}*$/u;
  * into `ǆ`, as Unicode's full case folding does and the `i` flag (simple folding) does not (the
  * first lowering is for `ẞ`, whose upper case is itself). Two letters need
  * help: the capital dotted İ lowers to `i` plus a combining dot, which no listed `i` would match
- * (Unicode's Turkic folding makes it `i`), and a final sigma `ς` is `σ` wherever it stands. NFC
+ * (Unicode's Turkic folding makes it `i`, and so `i` plus that dot, the way its lower case is
+ * written), and a final sigma `ς` is `σ` wherever it stands. NFC
  * again, as upper-casing can decompose (`ΐ`). Pieces keep a letter and its marks together, so NFC
- * never joins across two of them and the fold of a text is the concatenation of its pieces' folds.
+ * never joins across two of them and the fold of a text is the concatenation of its pieces' folds
+ * (but for compatibility forms that compose with the character before them: foldWithSpans).
  * Format characters (zero-width space and joiners, soft hyphen, bidi marks) and the other
- * default-ignorable characters (variation selectors, the combining grapheme joiner) are dropped, and compatibility forms folded (NFKC), so a word cannot hide behind them.
+ * default-ignorable characters (variation selectors, the combining grapheme joiner) are dropped,
+ * and compatibility forms folded (NFKC), so a word cannot hide behind them.
  */
 function foldPiece(text: string): string {
   return (
@@ -76,6 +79,7 @@ function foldPiece(text: string): string {
       // First: a compatibility form may fold to a capital (black-letter `ℌ` is `H`).
       .normalize('NFKC')
       .replaceAll('\u0130', 'I')
+      .replaceAll('i\u0307', 'i')
       // The dotless ı folds to itself: through the chain its upper case `I` would lower to `i`.
       .split('\u0131')
       .map((part) => part.toLowerCase().toUpperCase().toLowerCase())
@@ -92,16 +96,40 @@ function foldPiece(text: string): string {
 // the word they sit in), the Hangul fillers.
 const invisible = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
+/**
+ * A fold that starts with what composes with the character before it: a combining mark that came
+ * from no mark (a halfwidth sound mark, `ﾞ`, is a letter modifier that NFKC makes the combining
+ * U+3099), or a Hangul vowel or final jamo (compatibility jamo `ㅏ` become conjoining ones).
+ */
+const composesBackwards = /^[\p{M}\u1160-\u11FF\uD7B0-\uD7FF]/u;
+/** Pieces folded as one at most this long: a composition spans a few characters. */
+const MAX_COMPOSED = 16;
+
 function foldWithSpans(nfc: string): FoldedText {
   if (ascii.test(nfc)) return { folded: nfc.toLowerCase() };
   let folded = '';
   const starts: number[] = [];
   const ends: number[] = [];
+  /** The last piece(s) with a visible fold: their text, where they start, where their fold starts. */
+  let previous: { text: string; start: number; at: number } | undefined;
   for (const match of nfc.matchAll(piece)) {
-    const part = foldPiece(match[0]);
+    let part = foldPiece(match[0]);
+    if (part === '') continue;
+    let start = match.index;
+    // Folded piece by piece, a character that composes with the one before it would stay apart
+    // (`ｶﾞ` gave カ and a lone sound mark, not ガ): such pieces are folded again together.
+    if (previous && previous.text.length < MAX_COMPOSED && composesBackwards.test(part)) {
+      const text = previous.text + match[0];
+      part = foldPiece(text);
+      start = previous.start;
+      folded = folded.slice(0, previous.at);
+      starts.length = previous.at;
+      ends.length = previous.at;
+      previous = { text, start, at: previous.at };
+    } else previous = { text: match[0], start, at: folded.length };
     folded += part;
     for (let unit = 0; unit < part.length; unit++) {
-      starts.push(match.index);
+      starts.push(start);
       ends.push(match.index + match[0].length);
     }
   }
