@@ -107,33 +107,36 @@ const MAX_COMPOSED = 16;
 
 function foldWithSpans(nfc: string): FoldedText {
   if (ascii.test(nfc)) return { folded: nfc.toLowerCase() };
-  let folded = '';
+  /** The folds, one per piece or per pieces folded together; joined once at the end. */
+  const parts: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
-  /** The last piece(s) with a visible fold: their text, where they start, where their fold starts. */
-  let previous: { text: string; start: number; at: number } | undefined;
+  /** The last piece(s) with a visible fold: their text, where they start, their first unit. */
+  let previous: { text: string; start: number; unit: number } | undefined;
   for (const match of nfc.matchAll(piece)) {
     let part = foldPiece(match[0]);
     if (part === '') continue;
     let start = match.index;
     // Folded piece by piece, a character that composes with the one before it would stay apart
-    // (`ｶﾞ` gave カ and a lone sound mark, not ガ): such pieces are folded again together.
+    // (`ｶﾞ` gave カ and a lone sound mark, not ガ): such pieces are folded again together, in
+    // place of the previous part (never a copy of the text folded so far: a long run of them
+    // would take quadratic time).
     if (previous && previous.text.length < MAX_COMPOSED && composesBackwards.test(part)) {
       const text = previous.text + match[0];
       part = foldPiece(text);
       start = previous.start;
-      folded = folded.slice(0, previous.at);
-      starts.length = previous.at;
-      ends.length = previous.at;
-      previous = { text, start, at: previous.at };
-    } else previous = { text: match[0], start, at: folded.length };
-    folded += part;
+      parts.pop();
+      starts.length = previous.unit;
+      ends.length = previous.unit;
+      previous = { text, start, unit: previous.unit };
+    } else previous = { text: match[0], start, unit: starts.length };
+    parts.push(part);
     for (let unit = 0; unit < part.length; unit++) {
       starts.push(start);
       ends.push(match.index + match[0].length);
     }
   }
-  return { folded, starts, ends };
+  return { folded: parts.join(''), starts, ends };
 }
 
 /** How blocklisted words and texts are compared: both are folded so, then matched exactly. */
