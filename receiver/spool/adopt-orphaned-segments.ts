@@ -1,4 +1,4 @@
-import { lstat, rename, rmdir, unlink } from 'node:fs/promises';
+import { lstat, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { foreignEntryReason } from './foreign-entry.ts';
 import { listInstances, ownerSocketPath, stoppedMarkName } from './instance-folders.ts';
@@ -112,7 +112,7 @@ export async function adoptOrphanedSegments(
     }
   }
   if (deadChecks) for (const name of deadChecks.keys()) if (!folders.includes(name)) deadChecks.delete(name);
-  /** The next number, and the folders a segment left (synced too, so a crash cannot bring one back). */
+  /** The next number; the folders a segment left (synced too: a crash cannot bring one back). */
   const moving: Moving = { seq: firstSeq, emptied: new Set() };
   const { emptied } = moving;
   /** Orphans that failed part-way: kept, with what is left in them, for a later call. */
@@ -121,8 +121,10 @@ export async function adoptOrphanedSegments(
     try {
       await moveSegments(folder, own, moving, onForeign);
     } catch (error) {
+      // Only the folder's own failures leave it for later: one of `own` still fails the call.
+      if (!(error instanceof SourceFolderError)) throw error;
       kept.add(folder);
-      failed(folder, error);
+      failed(folder, error.cause);
     }
   }
   // Also after a folder that failed part-way: what was moved in before is synced.
@@ -148,6 +150,18 @@ export async function adoptOrphanedSegments(
   return moving.seq - firstSeq;
 }
 
+/** A failure of the folder segments are taken from, not of `own`: that folder is left for later. */
+class SourceFolderError extends Error {
+  constructor(cause: unknown) {
+    super('the folder could not be taken over', { cause });
+  }
+}
+
+const ofSource = <T>(step: Promise<T>): Promise<T> =>
+  step.catch((error: unknown) => {
+    throw new SourceFolderError(error);
+  });
+
 /** A take-over's progress through the folders it moves segments out of. */
 interface Moving {
   seq: number;
@@ -164,9 +178,9 @@ async function moveSegments(
   moving: Moving,
   onForeign: OnForeignEntry,
 ): Promise<void> {
-  for (const segment of await listSegments(folder).catch(ifGone([]))) {
+  for (const segment of await ofSource(listSegments(folder).catch(ifGone([])))) {
     const from = segmentPath(folder, segment.name);
-    const before = await whyForeign(from, 'segment');
+    const before = await ofSource(whyForeign(from, 'segment'));
     if (before !== undefined) {
       onForeign(from, before);
       continue;
@@ -175,14 +189,16 @@ async function moveSegments(
     while (await lstat(segmentPath(own, segmentName(moving.seq))).then(() => true, ifGone(false)))
       moving.seq += 1;
     const to = segmentPath(own, segmentName(moving.seq));
-    const moved = await rename(from, to).then(() => true, ifGone(false));
+    // A rename that fails is the folder's (it cannot be changed), as far as can be told here.
+    const moved = await ofSource(rename(from, to).then(() => true, ifGone(false)));
     if (!moved) continue;
     moving.emptied.add(folder);
     // Checked again where no one else can write: in a folder others may write in, the entry
     // could have been swapped between the check above and the rename.
     const after = await whyForeign(to, 'segment');
     if (after !== undefined) {
-      await unlink(to);
+      // Whatever it is (a directory too): it is in `own` now, named like a segment.
+      await rm(to, { recursive: true, force: true });
       onForeign(from, `${after} (swapped in while it was taken over; removed)`);
       continue;
     }

@@ -295,14 +295,22 @@ describe('the spool', () => {
       return () => chmodSync(folder, 0o700);
     };
 
-    it('starts, takes the other stopped receivers’ events, reports that folder, and takes it once it can', async () => {
+    it('starts, takes the other stopped receivers’ events, reports that folder, and takes it once it can', async function () {
       const stuck = await openSpool(dir);
       const other = await openSpool(dir);
       await stuck.append(job(1));
       await other.append(job(2));
       await stuck.close();
       await other.close();
-      const unlock = lock(stuck.dir);
+      let unlock: () => void;
+      try {
+        unlock = lock(stuck.dir);
+      } catch (error) {
+        // Root without CAP_LINUX_IMMUTABLE (a default container) can lock no folder: shown as
+        // pending, not passed.
+        this.skip();
+        throw error;
+      }
       const failed: string[] = [];
       let spool: Awaited<ReturnType<typeof openSpool>> | undefined;
       try {
@@ -312,15 +320,20 @@ describe('the spool', () => {
         });
         expect(spool.depth(), 'the other receiver’s event').to.equal(1);
         expect(failed).to.deep.equal([stuck.dir]);
-        expect(await spool.adoptOrphans(), 'still locked: left for later').to.equal(0);
+        // The running checks try it once they found its owner dead DEAD_CHECKS times in a row.
+        let takenWhileLocked = 0;
+        for (let check = 0; check < DEAD_CHECKS + 1; check += 1)
+          takenWhileLocked += await spool.adoptOrphans();
+        expect(takenWhileLocked, 'still locked: left for later').to.equal(0);
+        expect(failed, 'reported once, however often it is tried').to.deep.equal([stuck.dir]);
+        expect(readdirSync(stuck.dir), 'its segment stays where it is').to.include(
+          'segment-000000000001.ndjson',
+        );
       } finally {
         unlock();
       }
       if (!spool) throw new Error('the spool did not open');
-      let taken = 0;
-      for (let check = 0; check < DEAD_CHECKS; check += 1) taken += await spool.adoptOrphans();
-      expect(taken).to.equal(1);
-      expect(failed, 'reported once').to.deep.equal([stuck.dir]);
+      expect(await spool.adoptOrphans(), 'taken at the next check').to.equal(1);
       const queued: string[] = [];
       await spool.drain(async (event) => void queued.push(event.dedupeKey));
       expect(queued.sort()).to.deep.equal(['key-1', 'key-2']);
