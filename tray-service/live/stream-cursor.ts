@@ -128,12 +128,15 @@ export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infin
 
 /**
  * Whether the stream has delivered this state of the record, or its client has it otherwise: one
- * from before the window (which reaches SETTLE_MS before the floor) counts as delivered, or read
- * from history by the client.
+ * from before the window counts as delivered, and one from before the floor was read from history
+ * by the client or sent live (a stream is subscribed before its client reads its history, and a
+ * resumed stream's catch-up, which looks back past the floor, goes out before any mark). Asked of
+ * the state a mark changed: counted undelivered, the stream answers the mark with a catch-up, and
+ * a client would take the record it resends for a new one.
  */
 export function hasDelivered(cursor: StreamCursor, recordId: string, changedAt: number): boolean {
   return (
-    !inWindow(cursor, changedAt) ||
+    changedAt <= Math.max(cursor.floor, cursor.at - SETTLE_MS) ||
     hasSeen(cursor, recordId, changedAt) ||
     passed(cursor, recordId, changedAt)
   );
