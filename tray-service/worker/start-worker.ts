@@ -252,7 +252,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     try {
       // The attempt, as bull numbers it: the same for its runs here and for its run again after a
       // stall (which spends no attempt), so a run after a lost answer finds its own applied mark.
-      const { event: stored, first } = await apply(job.data, timer, `${String(job.id)}#${job.attemptsMade}`);
+      // And the job's creation time: the id is the event's, so a job queued again for it once the
+      // first was removed (a redelivery past the dedupe window, a replayed spool) starts from the
+      // same attempt 0, and would take the first job's mark for its own.
+      const by = `${String(job.id)}@${job.timestamp}#${job.attemptsMade}`;
+      const { event: stored, first } = await apply(job.data, timer, by);
       metrics.jobs.inc({ outcome: 'completed' });
       // Once per event: a retry after it finished, a redelivery or a replay stores nothing new.
       if (first) {

@@ -41,6 +41,29 @@ describe('tray worker: job outcomes', () => {
     });
   });
 
+  // A redelivery after the event's job was removed (a completed job is kept a day at most) and its
+  // dedupe mark expired is queued again under the same id, its attempts from 0: it was counted
+  // (and announced, and an invalid one warned of) a second time.
+  describe('the same event queued again after its job was removed', () => {
+    it('counts it once', async () => {
+      const envelope = {
+        event: 'channel.didCreate',
+        data: { userIds: ['u-ana'], channel: { channelId: `ch-${randomBytes(4).toString('hex')}` } },
+      };
+      const jobId = dedupeKeyOf(envelope);
+      const counted = async () => {
+        const text = await worker.registry.getSingleMetricAsString('tray_worker_events_total');
+        return Number(/tray_worker_events_total\{status="stored"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+      };
+      const before = await counted();
+      const first = await worker.deliver(envelope, { jobId });
+      await first.remove();
+      const again = await worker.deliver(envelope, { jobId });
+      expect(await again.getState()).to.equal('completed');
+      expect((await counted()) - before).to.equal(1);
+    });
+  });
+
   describe('an unknown event name', () => {
     it('is stored with status `unknown`, counted, and the job completes', async () => {
       const envelope = { event: 'poll.didVote', data: { pollId: 'pl-1' } };
