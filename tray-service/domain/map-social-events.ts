@@ -175,8 +175,12 @@ export function mapReaction(payload: Reaction): Activity[] {
 /** post.didDelete: the post, and with it everything on it and its comments. */
 export function mapPostDelete(payload: PostDelete): Removal[] {
   const { postId, targetType, targetId } = payload.post;
+  // As for its creation: another community named beside the post's is a payload at odds with itself.
+  const named = payload.community?.communityId;
+  if (targetType === 'community' && named !== undefined && named !== targetId)
+    throw new PayloadError('data.community.communityId: expected the community post.targetId names');
   // The community its post records belong to (a post on a user feed makes none).
-  const communityId = targetType === 'community' ? (payload.community?.communityId ?? targetId) : undefined;
+  const communityId = targetType === 'community' ? targetId : undefined;
   return [
     { kind: 'post', id: postId, postId, at: payload.deletedAt, ...(communityId ? { communityId } : {}) },
   ];
@@ -189,12 +193,17 @@ export function mapPostDelete(payload: PostDelete): Removal[] {
  */
 export function mapCommentDelete(payload: CommentDelete): Removal[] {
   const { comment, post } = payload;
+  // As for its creation: the tombstone is kept by post, so another post's would void nothing.
+  if (comment.referenceId !== post.postId)
+    throw new PayloadError('data.comment.referenceId: expected the post data.post names');
   return [{ kind: 'comment', id: comment.commentId, postId: post.postId, at: payload.deletedAt }];
 }
 
 /** reaction.didRemove: that reaction (a comment's, too, without the comment: it is not needed). */
 export function mapReactionRemove(payload: ReactionRemove): Removal[] {
   const { reaction, post } = payload;
+  if (reaction.referenceType === 'post' && reaction.referenceId !== post.postId)
+    throw new PayloadError('data.reaction.referenceId: expected the post data.post names');
   return [{ kind: 'reaction', id: reaction.reactionId, postId: post.postId, at: payload.removedAt }];
 }
 

@@ -44,6 +44,24 @@ describe('mapEvent: removal events (docs/tray-rules.md#inbox)', () => {
     ]);
   });
 
+  // As their creations are: a deletion naming another post than its comment's or reaction's was
+  // stored as applied, and removed nothing (the tombstone is looked up by that post).
+  it('reports a removal whose payload names two different posts or communities as invalid', () => {
+    const comment = commentDeleteEvent();
+    (comment.data.comment as { referenceId: string }).referenceId = 'p-other';
+    expect(mapEvent({ ...comment, receivedAt })).to.deep.include({ status: 'invalid' });
+    expect(mapEvent({ ...comment, receivedAt }).error).to.match(/^data\.comment\.referenceId: /);
+
+    const onPost = reactionRemoveEvent();
+    (onPost.data.reaction as { referenceId: string }).referenceId = 'p-other';
+    expect(mapEvent({ ...onPost, receivedAt }).error).to.match(/^data\.reaction\.referenceId: /);
+
+    const post = postDeleteEvent();
+    // A copy: the builder's community object is shared by every event it builds.
+    post.data.community = { ...(post.data.community as object), communityId: 'c-other' };
+    expect(mapEvent({ ...post, receivedAt }).error).to.match(/^data\.community\.communityId: /);
+  });
+
   it('reports a removal without its time as invalid', () => {
     const undated = postDeleteEvent();
     delete undated.data.deletedAt;
