@@ -8,5 +8,5 @@ export function isJsonContentType(header: string | undefined): boolean {
   if (header === 'application/json') return true; // what nearly every sender writes
   const [mediaType = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
   if (mediaType !== 'application/json') return false;
-  return parameters.every((parameter) => parameter === '' || /^charset="?utf-8"?$/.test(parameter));
+  return parameters.every((parameter) => parameter === '' || /^charset=(?:utf-8|"utf-8")$/.test(parameter));
 }

@@ -17,6 +17,9 @@ describe('isJsonContentType', () => {
     'application/jsonx',
     'application/json; charset=latin1',
     'application/json; boundary=x',
+    // Unbalanced quotes: malformed, whatever the charset they hold.
+    'application/json; charset="utf-8',
+    'application/json; charset=utf-8"',
     'application/x-www-form-urlencoded',
   ]) {
     it(`refuses ${String(header)}`, () => expect(isJsonContentType(header)).to.equal(false));
