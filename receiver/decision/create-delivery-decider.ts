@@ -2,8 +2,8 @@ import { clientAddress } from '../address/client-address.ts';
 import type { Cidr } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from '../address/parse-trust-proxy.ts';
 import { isAllowed } from '../allowlist/is-allowed.ts';
-import { headerLines } from '../http/header-lines.ts';
-import { isJsonContentType } from '../http/is-json-content-type.ts';
+import { headerLines } from './header-lines.ts';
+import { isJsonContentType } from './is-json-content-type.ts';
 import {
   createWebhookVerifier,
   type HeaderValue,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { headerLines } from '../../../receiver/http/header-lines.ts';
+import { headerLines } from '../../../receiver/decision/header-lines.ts';
 
 describe('headerLines', () => {
   it('returns every value of the header, in order, whatever the case of its name', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isJsonContentType } from '../../../receiver/http/is-json-content-type.ts';
+import { isJsonContentType } from '../../../receiver/decision/is-json-content-type.ts';
 
 describe('isJsonContentType', () => {
   for (const header of [
