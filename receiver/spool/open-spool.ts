@@ -152,6 +152,16 @@ export async function openSpool(root: string, options: SpoolOptions = {}): Promi
   }
 }
 
+/** `tell`, called at most once per path. */
+function oncePerPath<T>(tell: (path: string, detail: T) => void): (path: string, detail: T) => void {
+  const told = new Set<string>();
+  return (path, detail) => {
+    if (told.has(path)) return;
+    told.add(path);
+    tell(path, detail);
+  };
+}
+
 async function openInstance(
   root: string,
   instance: string,
@@ -164,21 +174,13 @@ async function openInstance(
   const stalledAfterMs = options.stalledAfterMs ?? SPOOL_DEADLINE_MS;
   const dir = join(root, instance);
   let foreign = 0;
-  /** Foreign entries reported, each once however often the folder is looked at. */
-  const reported = new Set<string>();
-  const onForeign = (path: string, reason: string) => {
-    if (reported.has(path)) return;
-    reported.add(path);
+  // Foreign entries, and folders a take-over failed on: each told once, however often the folder
+  // is looked at again.
+  const onForeign = oncePerPath((path, reason: string) => {
     foreign += 1;
     options.onForeignEntry?.(path, reason);
-  };
-  /** Folders a take-over failed on, each told once however often it is tried again. */
-  const failedTakeOvers = new Set<string>();
-  const onTakeOverFailed = (path: string, error: unknown) => {
-    if (failedTakeOvers.has(path)) return;
-    failedTakeOvers.add(path);
-    options.onTakeOverFailed?.(path, error);
-  };
+  });
+  const onTakeOverFailed = oncePerPath((path, error: unknown) => options.onTakeOverFailed?.(path, error));
   /** Other folders whose owner the periodic checks found dead, and how many times in a row. */
   const deadChecks = new Map<string, number>();
   await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));

@@ -1,3 +1,5 @@
+import { INVISIBLE_CHARACTERS } from './invisible-characters.ts';
+
 /**
  * Blocklisted words and their matching mode (docs/operations.md#moderation, `isMatchExactWord`):
  * `exact` matches the word standing alone (Unicode word boundaries), `contains` matches it
@@ -89,12 +91,10 @@ function foldPiece(text: string): string {
   );
 }
 
-// Format characters, and every other character Unicode marks default-ignorable (drawn as nothing
-// where unsupported): the variation selectors (they say how to draw a character, not which: an
-// emoji's U+FE0F would otherwise read as a letter of the listed word it follows), the combining
-// grapheme joiner and the Mongolian and Khmer invisible marks (marks, so they read as letters of
-// the word they sit in), the Hangul fillers.
-const invisible = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+// Dropped: a variation selector says how to draw a character, not which (an emoji's U+FE0F would
+// otherwise read as a letter of the listed word it follows), and the invisible marks (the combining
+// grapheme joiner, the Mongolian and Khmer ones) would read as letters of the word they sit in.
+const invisible = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'gu');
 
 /**
  * A fold that starts with what composes with the character before it: a combining mark that came

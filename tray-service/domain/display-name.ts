@@ -1,12 +1,11 @@
+import { INVISIBLE_CHARACTERS } from './invisible-characters.ts';
 import { sanitizeName } from './sanitize-name.ts';
 
 /**
- * Format characters (zero-width space, joiners, direction marks, the soft hyphen) and the other
- * characters that draw nothing (Unicode's default-ignorable ones, such as the Hangul fillers and
- * the combining grapheme joiner, and the blank braille pattern): kept in a name, since a ZWJ joins
- * an emoji and a ZWNJ shapes Persian, but invisible on their own.
+ * What draws nothing (INVISIBLE_CHARACTERS), spaces, and the blank braille pattern: kept in a name,
+ * since a ZWJ joins an emoji and a ZWNJ shapes Persian, but invisible on their own.
  */
-const invisible = /[\p{Cf}\p{Default_Ignorable_Code_Point}\s\u2800]/gu;
+const invisible = new RegExp(`[${INVISIBLE_CHARACTERS}\\s\\u2800]`, 'gu');
 
 /**
  * The name a record keeps for a user or community: the payload's, or the id when the payload has

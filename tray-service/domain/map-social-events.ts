@@ -71,8 +71,7 @@ export function mapComment(payload: Comment): Activity[] {
   const { comment, post } = payload;
   // The post's author is told, and the record is the post's: a comment on another post would tell
   // them of it.
-  if (comment.referenceId !== post.postId)
-    throw new PayloadError('data.comment.referenceId: expected the post data.post names');
+  onPost('data.comment.referenceId', comment.referenceId, post);
   const feed = feedOf(post, payload.community, payload.users);
   const segment = comment.segmentNumber ?? undefined;
   const base = {
@@ -137,8 +136,7 @@ export function mapReaction(payload: Reaction): Activity[] {
   };
   if (reaction.referenceType === 'post') {
     // As for a comment: the post's author is told.
-    if (reaction.referenceId !== post.postId)
-      throw new PayloadError('data.reaction.referenceId: expected the post data.post names');
+    onPost('data.reaction.referenceId', reaction.referenceId, post);
     return [
       {
         ...base,
@@ -154,9 +152,8 @@ export function mapReaction(payload: Reaction): Activity[] {
   // Its author is the one notified, as for a reply's parentComment.
   if (payload.comment.commentId !== reaction.referenceId)
     throw new PayloadError('data.comment.commentId: expected the comment reaction.referenceId names');
-  const onPost = payload.comment.referenceId;
-  if (onPost !== undefined && onPost !== null && onPost !== post.postId)
-    throw new PayloadError('data.comment.referenceId: expected the post data.post names');
+  const commentOn = payload.comment.referenceId;
+  if (commentOn !== undefined && commentOn !== null) onPost('data.comment.referenceId', commentOn, post);
   return [
     {
       ...base,
@@ -176,9 +173,7 @@ export function mapReaction(payload: Reaction): Activity[] {
 export function mapPostDelete(payload: PostDelete): Removal[] {
   const { postId, targetType, targetId } = payload.post;
   // As for its creation: another community named beside the post's is a payload at odds with itself.
-  const named = payload.community?.communityId;
-  if (targetType === 'community' && named !== undefined && named !== targetId)
-    throw new PayloadError('data.community.communityId: expected the community post.targetId names');
+  if (targetType === 'community' && payload.community) inPostCommunity(payload.community, payload.post);
   // The community its post records belong to (a post on a user feed makes none).
   const communityId = targetType === 'community' ? targetId : undefined;
   return [
@@ -194,16 +189,14 @@ export function mapPostDelete(payload: PostDelete): Removal[] {
 export function mapCommentDelete(payload: CommentDelete): Removal[] {
   const { comment, post } = payload;
   // As for its creation: the tombstone is kept by post, so another post's would void nothing.
-  if (comment.referenceId !== post.postId)
-    throw new PayloadError('data.comment.referenceId: expected the post data.post names');
+  onPost('data.comment.referenceId', comment.referenceId, post);
   return [{ kind: 'comment', id: comment.commentId, postId: post.postId, at: payload.deletedAt }];
 }
 
 /** reaction.didRemove: that reaction (a comment's, too, without the comment: it is not needed). */
 export function mapReactionRemove(payload: ReactionRemove): Removal[] {
   const { reaction, post } = payload;
-  if (reaction.referenceType === 'post' && reaction.referenceId !== post.postId)
-    throw new PayloadError('data.reaction.referenceId: expected the post data.post names');
+  if (reaction.referenceType === 'post') onPost('data.reaction.referenceId', reaction.referenceId, post);
   return [{ kind: 'reaction', id: reaction.reactionId, postId: post.postId, at: payload.removedAt }];
 }
 
@@ -211,8 +204,7 @@ function feedOf(post: PostRef, community: Community, users: UserProfile[]): Feed
   if (post.targetType === 'community') {
     if (!community) throw new PayloadError('data.community: required for a post in a community');
     // Its members are the audience: another community's would be told of a post not theirs.
-    if (community.communityId !== post.targetId)
-      throw new PayloadError('data.community.communityId: expected the community post.targetId names');
+    inPostCommunity(community, post);
     return {
       kind: 'community',
       id: community.communityId,
@@ -223,6 +215,21 @@ function feedOf(post: PostRef, community: Community, users: UserProfile[]): Feed
   // profile is not in the payload or names them blank.
   const owner = users.find((user) => user.userId === post.targetId);
   return { kind: 'user', id: post.targetId, name: nameOrId(owner?.displayName, post.targetId) };
+}
+
+/**
+ * An id the payload gives for the post it is about (a comment's or a reaction's `referenceId`):
+ * one naming another post than `data.post` is a payload at odds with itself, refused rather than
+ * acted on for the wrong post.
+ */
+function onPost(field: string, referenceId: string, post: PostRef): void {
+  if (referenceId !== post.postId) throw new PayloadError(`${field}: expected the post data.post names`);
+}
+
+/** The payload's community, which must be the one its community post is on. */
+function inPostCommunity(community: { communityId: string }, post: PostRef): void {
+  if (community.communityId !== post.targetId)
+    throw new PayloadError('data.community.communityId: expected the community post.targetId names');
 }
 
 /** The community a target on this feed belongs to: every action on a community's posts is scoped to it. */

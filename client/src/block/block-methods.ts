@@ -10,6 +10,7 @@ import type {
 } from '../generated/tray-api-types.ts';
 import type { Send } from '../send.ts';
 import { TrayApiError } from '../tray-api-error.ts';
+import { eachUntilAborted } from '../request/each-until-aborted.ts';
 
 /** The legacy block list (deprecated by the platform, served while it lasts). */
 export interface BlockMethods {
@@ -64,11 +65,7 @@ export function blockMethods(send: Send): BlockMethods {
             0,
             `blocked: the page after ${token.blocked_userId} gave the same token again`,
           );
-        // The signal ends the walk inside a page too, not only at the next page's fetch.
-        for (const entry of page.results) {
-          options.signal?.throwIfAborted();
-          yield entry;
-        }
+        yield* eachUntilAborted(page.results, options.signal);
         token = next;
       } while (token);
     },

@@ -12,6 +12,7 @@ import { ALL_RECORDS_RETRY_WITHIN_MS } from '../request/all-records-retry.ts';
 import type { TrayRequest } from '../request/send-request.ts';
 import type { Send } from '../send.ts';
 import { TrayApiError } from '../tray-api-error.ts';
+import { eachUntilAborted } from '../request/each-until-aborted.ts';
 
 /** Which records a history lists: the inbox (default), archived, snoozed or all. */
 export type HistoryView = NonNullable<HistoryV3Query['view']>;
@@ -94,11 +95,7 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
             0,
             `history: the page after ${startAfter} gave nextPage ${page.nextPage}, which does not go below it`,
           );
-        // The signal ends the walk inside a page too, not only at the next page's fetch.
-        for (const record of page.data) {
-          options.signal?.throwIfAborted();
-          yield record;
-        }
+        yield* eachUntilAborted(page.data, options.signal);
         // 0 is the last page's nextPage; an empty page ends the walk too, whatever it says.
         if (page.nextPage === 0 || page.data.length === 0) return;
         startAfter = page.nextPage;
