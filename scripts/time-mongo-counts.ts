@@ -8,7 +8,10 @@
 // when set (a database of its own), else starts FerretDB 1.24 on a throwaway PostgreSQL: the test
 // server, which pushes no `$in` down, so its figures are not MongoDB's.
 import { parseArgs } from 'node:util';
-import { TRAY_READ_STATE, TRAY_RECORDS } from '../tray-service/storage/mongodb/collection-names.ts';
+import {
+  TRAY_READ_STATE,
+  TRAY_RECORDS,
+} from '../tray-service/storage/mongodb/collections/collection-names.ts';
 import { inboxCounts } from '../tray-service/use-cases/inbox-counts.ts';
 import { withTimingMongoStorage } from './lib/timing-mongo-storage.ts';
 

@@ -251,7 +251,7 @@ export interface FerretOptions {
   /**
    * The PostgreSQL database FerretDB stores its data in (startPostgres's `ferretUrl`). PostgreSQL is
    * the only backend the project runs: it pushes top-level equality filters down to SQL, where GIN
-   * expression indexes serve them (tray-service/storage/mongodb/ensure-collections.ts). FerretDB's SQLite backend
+   * expression indexes serve them (tray-service/storage/mongodb/setup/ensure-collections.ts). FerretDB's SQLite backend
    * pushes down only `_id` equality, and even that scans without an extra index, so it is not
    * offered.
    */

@@ -375,3 +375,64 @@ describe('layering: the client package stands alone (it is published and runs in
       expect(importsInto(area, ['client']), area).to.deep.equal([]);
   });
 });
+
+/**
+ * The MongoDB adapter's folders, lowest first: each may import its own folder and those before it,
+ * never one after it, so no two folders lean on each other and a reader can start at the bottom.
+ * Its two top files (open-mongo-storage.ts, purge-expired.ts) assemble the folders.
+ */
+const mongoFloors = [
+  'driver',
+  'collections',
+  'setup',
+  'compare-and-set',
+  'records',
+  'locks',
+  'block-list',
+  'mutes',
+  'inbox',
+  'events',
+  'moderation',
+  'memberships',
+  'grouping',
+  'removals',
+  'writes',
+];
+
+describe('layering: the MongoDB adapter’s folders stand in one order, lowest first (docs/storage.md)', () => {
+  const adapter = 'tray-service/storage/mongodb';
+  const folderOf = (file: string) => file.slice(adapter.length + 1).split('/')[0] ?? '';
+  const adapterFiles = filesOf(adapter);
+
+  /** Each import from one of the adapter's folders into another, as `from -> to (folder -> folder)`. */
+  const crossings = adapterFiles.flatMap((file) =>
+    importSpecifiers(readRepositoryFile(file))
+      .filter((specifier) => specifier.startsWith('.'))
+      .map((specifier) =>
+        normalize(join(dirname(file), specifier))
+          .split('\\')
+          .join('/'),
+      )
+      .filter((target) => within(target, [adapter]) && mongoFloors.includes(folderOf(target)))
+      .filter((target) => mongoFloors.includes(folderOf(file)) && folderOf(target) !== folderOf(file))
+      .map((target) => ({ file, target, from: folderOf(file), to: folderOf(target) })),
+  );
+
+  it('names every folder of the adapter', () => {
+    const folders = new Set(adapterFiles.map(folderOf).filter((name) => !/\.(ts|js)$/.test(name)));
+    expect([...folders].sort()).to.deep.equal([...mongoFloors].sort());
+  });
+
+  it('finds the imports it checks (the writes import the removals, the records the compare-and-set)', () => {
+    const pairs = crossings.map(({ from, to }) => `${from} -> ${to}`);
+    expect(pairs).to.include('writes -> removals');
+    expect(pairs).to.include('records -> compare-and-set');
+  });
+
+  it('no folder imports a folder above it', () => {
+    const upward = crossings
+      .filter(({ from, to }) => mongoFloors.indexOf(to) > mongoFloors.indexOf(from))
+      .map(({ file, target, from, to }) => `${file} -> ${target} (${from} -> ${to})`);
+    expect(upward).to.deep.equal([]);
+  });
+});

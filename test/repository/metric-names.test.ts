@@ -49,7 +49,7 @@ async function registeredNames(): Promise<Set<string>> {
 function storageWords(): Set<string> {
   const texts = [
     ...repositoryFiles('tray-service/storage/postgres/migrations').map(readRepositoryFile),
-    readRepositoryFile('tray-service/storage/mongodb/collection-names.ts'),
+    readRepositoryFile('tray-service/storage/mongodb/collections/collection-names.ts'),
   ];
   const words = new Set(texts.flatMap((text) => text.match(/\b\w+\b/g) ?? []));
   for (const word of [...words]) words.add(`${word}_pkey`);

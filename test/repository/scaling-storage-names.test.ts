@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import * as collectionNames from '../../tray-service/storage/mongodb/collection-names.ts';
-import { trayCollections } from '../../tray-service/storage/mongodb/tray-collections.ts';
+import * as collectionNames from '../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { trayCollections } from '../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { backticked, proseLines, section, tableRows, type NumberedLine } from '../support/markdown.ts';
 import { readRepositoryFile } from '../support/repository-files.ts';
 import {
@@ -81,7 +81,7 @@ describe(`${page}: every table and collection of the tray's storage is placed`, 
       for (const { name, number } of rows) {
         if (!collections.includes(name))
           wrong.push(
-            `${page}:${number}: ${name} is not a collection (tray-service/storage/mongodb/collection-names.ts)`,
+            `${page}:${number}: ${name} is not a collection (tray-service/storage/mongodb/collections/collection-names.ts)`,
           );
         if (seen.has(name)) wrong.push(`${page}:${number}: ${name} is listed twice`);
         seen.add(name);

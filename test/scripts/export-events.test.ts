@@ -21,7 +21,7 @@ import { eventsFilterShape } from '../../tray-service/admin/api-schema/admin-inp
 import { toDecisionDoc } from '../../tray-service/domain/decision-doc.ts';
 import { eventDoc, storeEvents, type SeedEvent } from '../tray-service/admin/admin-fixtures.ts';
 import { connectMongo } from '../../shared/mongo/connect-mongo.ts';
-import { TRAY_MIGRATIONS } from '../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_MIGRATIONS } from '../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { PROCESSED_AT } from '../../tray-service/storage/mongodb/memberships/migrate-processed-at.ts';
 
 describe('scripts/export-events.ts', function () {

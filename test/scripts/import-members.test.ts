@@ -4,11 +4,11 @@ import pg from 'pg';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MEMBERSHIPS } from '../../tray-service/storage/mongodb/collection-names.ts';
+import { MEMBERSHIPS } from '../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   membershipId,
   type MembershipDoc,
-} from '../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
+} from '../../tray-service/storage/mongodb/collections/memberships-collection.ts';
 import { untilWaitingForLock } from '../support/until-waiting-for-lock.ts';
 import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 import { usePostgres } from '../support/use-postgres.ts';

@@ -1,5 +1,5 @@
 import type { Db, Document } from 'mongodb';
-import type { CollectionSpec } from '../../tray-service/storage/mongodb/setup/collection-spec.ts';
+import type { CollectionSpec } from '../../tray-service/storage/mongodb/collections/collection-spec.ts';
 import { declaredIndexServing, type Selection } from './declared-index-serving.ts';
 
 /** Winning-plan stages that read an index (EXPRESS_* and IDHACK: MongoDB's `_id` fast paths). */

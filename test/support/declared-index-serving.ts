@@ -1,5 +1,5 @@
 import type { Document } from 'mongodb';
-import type { IndexSpec } from '../../tray-service/storage/mongodb/setup/collection-spec.ts';
+import type { IndexSpec } from '../../tray-service/storage/mongodb/collections/collection-spec.ts';
 
 /** A command's selection as the code sent it: its filter, and a find's sort. */
 export interface Selection {

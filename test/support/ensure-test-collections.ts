@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { pino } from 'pino';
-import type { CollectionSpec } from '../../tray-service/storage/mongodb/setup/collection-spec.ts';
+import type { CollectionSpec } from '../../tray-service/storage/mongodb/collections/collection-spec.ts';
 import {
   ensureCollections,
   type EnsuredStorage,

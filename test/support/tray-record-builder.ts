@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
 import { recordStorageKeys } from '../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { type TrayVerb } from '../../tray-service/domain/tray-verb.ts';
-import { TRAY_RECORDS } from '../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import { TRAY_RECORDS } from '../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { type TrayRecordDoc } from '../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { recordKey } from '../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../tray-service/domain/record-key.ts';
@@ -10,7 +10,7 @@ import type { InboxRecord } from '../../tray-service/domain/inbox-record.ts';
 import { NEW_INBOX_STATE } from '../../tray-service/domain/inbox-state.ts';
 
 /**
- * The one place that knows every stored field of a tray record (the MongoDB adapter's records/tray-records-collection.ts): when
+ * The one place that knows every stored field of a tray record (the MongoDB adapter's collections/tray-records-collection.ts): when
  * the stored shape changes, this file changes and the tests that build records keep compiling.
  */
 

@@ -2,7 +2,7 @@ import {
   isMongoConnectionLost,
   isMongoRefusingWrites,
   isMongoUnavailable,
-} from './mongodb/mongo-unavailable.ts';
+} from './mongodb/driver/mongo-unavailable.ts';
 import {
   isPostgresConnectionLost,
   isPostgresRefusingWrites,

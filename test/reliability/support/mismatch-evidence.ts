@@ -4,7 +4,7 @@ import {
   TRAY_RECORDS,
   MEMBERSHIP_CHANGES,
   TRAY_TARGET_ACTIONS,
-} from '../../../tray-service/storage/mongodb/collection-names.ts';
+} from '../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { recordGroup } from '../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import type { TrayMismatch } from './check-tray-against-model.ts';
 import type { StorageTarget } from './storage-target.ts';

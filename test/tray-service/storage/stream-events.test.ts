@@ -3,7 +3,7 @@ import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
 import type { PageKey } from '../../../tray-service/domain/page-cursor.ts';
 import { MongoClient } from 'mongodb';
 import pg from 'pg';
-import { EVENTS } from '../../../tray-service/storage/mongodb/collection-names.ts';
+import { EVENTS } from '../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   STREAM_BATCH,
   STREAM_PAGE_BYTES,

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFerretOnPostgres, type FerretOnPostgres } from '../../../scripts/lib/local-servers.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { EVENTS } from '../../../tray-service/storage/mongodb/collection-names.ts';
+import { EVENTS } from '../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { openMongoStorage } from '../../../tray-service/storage/mongodb/open-mongo-storage.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';

@@ -4,7 +4,7 @@ import type { TrayStorage } from '../port.ts';
 import { createMongoBlockList } from './block-list/mongo-block-list.ts';
 import { createMongoDeletedUsers } from './grouping/deleted-users.ts';
 import type { Db } from 'mongodb';
-import { TRAY_CLEARS, TRAY_MIGRATIONS, TRAY_READ_STATE } from './collection-names.ts';
+import { TRAY_CLEARS, TRAY_MIGRATIONS, TRAY_READ_STATE } from './collections/collection-names.ts';
 import { SchemaBehindError } from '../schema-behind-error.ts';
 import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
@@ -17,15 +17,15 @@ import { EVENTS_CONSOLE, migrateEventsConsole } from './events/migrate-events-co
 import { EVERY_ACTION_KEPT, everyActionKeptSince } from './removals/kept-since.ts';
 import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
-import { createMongoCommunityMembers } from './memberships/mongo-community-members.ts';
+import { createMongoCommunityMembers } from './grouping/mongo-community-members.ts';
 import { createMongoDecisions } from './moderation/mongo-decisions.ts';
 import { createMongoEvents } from './events/mongo-events.ts';
 import { createMongoMembersImport } from './memberships/mongo-members-import.ts';
 import { createMongoRecords } from './records/mongo-records.ts';
 import { createMongoInbox } from './inbox/mongo-inbox.ts';
-import { createMongoWrites } from './grouping/mongo-writes.ts';
+import { createMongoWrites } from './writes/mongo-writes.ts';
 import { purgeExpired } from './purge-expired.ts';
-import { trayCollections } from './tray-collections.ts';
+import { trayCollections } from './collections/tray-collections.ts';
 
 export interface MongoStorageOptions {
   appName: string;

@@ -15,7 +15,7 @@ import {
   TRAY_REMOVAL_CHANGES,
   MODERATION_DECISIONS,
   MEMBERSHIP_CHANGES,
-} from './collection-names.ts';
+} from './collections/collection-names.ts';
 import { purgeEach } from '../purge-each.ts';
 import { purgeExpiredDecisions } from './moderation/purge-expired-decisions.ts';
 import { PurgeError } from '../purge-error.ts';

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { MongoClient, type Db } from 'mongodb';
-import { MEMBERSHIPS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import { MEMBERSHIPS } from '../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   membershipId,
   type MembershipDoc,
-} from '../../../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
+} from '../../../../tray-service/storage/mongodb/collections/memberships-collection.ts';
 import { nextProcessed } from '../../../../tray-service/storage/mongodb/memberships/processing-order.ts';
-import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { workerCollections } from '../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';

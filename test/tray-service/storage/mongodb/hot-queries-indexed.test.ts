@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
-import { trayCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { trayCollections } from '../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { createMongoBlockList } from '../../../../tray-service/storage/mongodb/block-list/mongo-block-list.ts';
 import { createEventRollups } from '../../../../tray-service/storage/mongodb/events/event-rollups.ts';
 import { createEventsQueries } from '../../../../tray-service/storage/mongodb/events/event-reads.ts';
@@ -13,8 +13,8 @@ import {
   MEMBERSHIP_CHANGES,
   TRAY_CLEARS,
   TRAY_READ_STATE,
-} from '../../../../tray-service/storage/mongodb/collection-names.ts';
-import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
+} from '../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongodb/collections/membership-changes-collection.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { assertIndexServed } from '../../../support/assert-index-served.ts';
 import type { Selection } from '../../../support/declared-index-serving.ts';

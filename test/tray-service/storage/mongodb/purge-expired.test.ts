@@ -9,18 +9,18 @@ import {
   TRAY_TARGET_ACTIONS,
   TRAY_TARGET_ACTORS,
   USER_PROFILES,
-} from '../../../../tray-service/storage/mongodb/collection-names.ts';
+} from '../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import type { Document, Filter, UpdateFilter } from 'mongodb';
 import { deletedActor } from '../../../../tray-service/domain/deleted-user.ts';
 import { purgeKeptActions } from '../../../../tray-service/storage/mongodb/grouping/purge-kept-actions.ts';
 import { renameKeptActor } from '../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
 import { renameGroupActor } from '../../../../tray-service/storage/mongodb/grouping/target-actors.ts';
-import type { UserProfileDoc } from '../../../../tray-service/storage/mongodb/grouping/user-profiles-collection.ts';
+import type { UserProfileDoc } from '../../../../tray-service/storage/mongodb/collections/user-profiles-collection.ts';
 import { withCollectionMethod } from '../../../support/with-collection-method.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { recordGroup } from '../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
-import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
+import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongodb/collections/membership-changes-collection.ts';
 
 describe('purgeExpired', () => {
   const mongo = useMongo();

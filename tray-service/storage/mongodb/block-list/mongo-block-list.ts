@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb';
 import type { BlockEntry, BlockListPort } from '../../port.ts';
-import { type BlockEntryDoc } from './block-list-collection.ts';
-import { BLOCK_LIST } from '../collection-names.ts';
+import { type BlockEntryDoc } from '../collections/block-list-collection.ts';
+import { BLOCK_LIST } from '../collections/collection-names.ts';
 import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
 import { blockListLockId, withWriteLock } from '../locks/write-lock.ts';
 
 const entryId = (netidUid: string, blockedUserId: string) => JSON.stringify([netidUid, blockedUserId]);

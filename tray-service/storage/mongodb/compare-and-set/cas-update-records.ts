@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { nextChangedAt } from '../../../domain/next-changed-at.ts';
-import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../collection-names.ts';
-import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../collections/collection-names.ts';
+import { type TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { claimVersions } from './claim-versions.ts';
-import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
+import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from '../driver/coalesced-writes.ts';
 import { firstVersion } from './first-version.ts';
 import { readByIds } from './read-by-ids.ts';
 import { StalledRounds, type StallOptions } from './stalled-rounds.ts';
-import type { RecordClaimDoc } from './tray-record-claims-collection.ts';
+import type { RecordClaimDoc } from '../collections/tray-record-claims-collection.ts';
 
 /**
  * Computes a record's next state from its current one (undefined: no record yet). Must be pure. A

@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
-import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../collection-names.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
-import { insertCoalesced } from './coalesced-writes.ts';
-import type { RecordClaimDoc } from './tray-record-claims-collection.ts';
+import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../collections/collection-names.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import type { RecordClaimDoc } from '../collections/tray-record-claims-collection.ts';
 
 /**
  * How old a claim of the claimant's own job and state must be before the claimant may use it: a

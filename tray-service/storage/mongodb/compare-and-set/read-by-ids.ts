@@ -1,12 +1,6 @@
 import type { Db } from 'mongodb';
-import { TRAY_RECORDS } from '../collection-names.ts';
-import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
-
-/**
- * Batch size of whole-group reads (a fan-out's records, a community's members, a group's actors):
- * one batch as large as the server allows (16 MiB), not a getMore per 101 documents.
- */
-export const WHOLE_GROUP = 100_000;
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
+import { type TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /** Keys read as point reads at once; more go by `$in`. */
 const POINT_READS = 16;

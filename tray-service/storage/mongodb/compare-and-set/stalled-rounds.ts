@@ -1,4 +1,4 @@
-import { backOff } from './back-off.ts';
+import { backOff } from '../driver/back-off.ts';
 import { StorageBusyError } from '../../storage-busy-error.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { BSON } from 'mongodb';
-import { communityDay } from './events-collection.ts';
+import { communityDay } from '../collections/events-collection.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { dayOf } from '../records/storage-keys.ts';
 import type { EventOutcome, EventsPort } from '../../port.ts';
 import { idWithinLimit } from '../../../domain/event-id.ts';
-import type { EventDoc } from './events-collection.ts';
+import type { EventDoc } from '../collections/events-collection.ts';
 import { withinDocumentLimit } from './within-document-limit.ts';
 import { storableJson } from '../../../domain/storable-json.ts';
 import { escapeKeys, hasRefusedKey } from './escaped-keys.ts';

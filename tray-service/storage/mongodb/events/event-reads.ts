@@ -1,6 +1,6 @@
 import type { Db, Document, Filter } from 'mongodb';
-import { EVENTS } from '../collection-names.ts';
-import { type EventDoc, type StoredEventDoc } from './events-collection.ts';
+import { EVENTS } from '../collections/collection-names.ts';
+import { type EventDoc, type StoredEventDoc } from '../collections/events-collection.ts';
 import { moderationActions } from '../../../domain/moderation-action.ts';
 import type { PageKey } from '../../../domain/page-cursor.ts';
 import type { EventsFilter, EventsPage } from '../../port.ts';

@@ -3,8 +3,8 @@ import type { AnyBulkWriteOperation, Db, Document, UpdateFilter } from 'mongodb'
 import { groupCommit } from '../../../../shared/async/group-commit.ts';
 import { LAG_BUCKETS, lagBucket } from '../../../domain/lag-histogram.ts';
 import type { EventMinute, LagMinute } from '../../port.ts';
-import { EVENT_LAG_MINUTES, EVENT_MINUTES } from '../collection-names.ts';
-import { onlyDuplicateKeys, writeErrorsOf } from '../compare-and-set/is-duplicate-key.ts';
+import { EVENT_LAG_MINUTES, EVENT_MINUTES } from '../collections/collection-names.ts';
+import { onlyDuplicateKeys, writeErrorsOf } from '../driver/is-duplicate-key.ts';
 
 /** One minute's count of one event name (event_minutes). */
 export interface EventMinuteDoc {

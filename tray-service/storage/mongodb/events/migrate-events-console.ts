@@ -4,10 +4,10 @@ import { mostSevere } from '../../../domain/event-moderation.ts';
 import { mapEvent } from '../../../domain/map-event.ts';
 import type { ModerationAction } from '../../../domain/moderation-action.ts';
 import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
-import { EVENT_MINUTES, EVENTS, MODERATION_DECISIONS } from '../collection-names.ts';
-import { insertCoalesced, MAX_BULK_OPERATIONS } from '../compare-and-set/coalesced-writes.ts';
+import { EVENT_MINUTES, EVENTS, MODERATION_DECISIONS } from '../collections/collection-names.ts';
+import { insertCoalesced, MAX_BULK_OPERATIONS } from '../driver/coalesced-writes.ts';
 import { eventMinuteId, minuteOf, type EventMinuteDoc } from './event-rollups.ts';
-import type { EventDoc } from './events-collection.ts';
+import type { EventDoc } from '../collections/events-collection.ts';
 import { payloadOf } from './escaped-keys.ts';
 import { runOnce } from '../setup/run-once.ts';
 

@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb';
-import { EVENTS } from '../collection-names.ts';
-import { type StoredEventDoc, type EventDoc } from './events-collection.ts';
+import { EVENTS } from '../collections/collection-names.ts';
+import { type StoredEventDoc, type EventDoc } from '../collections/events-collection.ts';
 import { RESTATABLE_STATUSES, type StoredEvent } from '../../../domain/stored-event.ts';
 import type { EventsPort } from '../../port.ts';
-import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
 import { createEventRollups } from './event-rollups.ts';
 import { createEventsQueries } from './event-reads.ts';
 import { eventDocument, OUTCOME_FIELDS, outcomeFields } from './event-document.ts';

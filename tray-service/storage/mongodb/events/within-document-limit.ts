@@ -1,5 +1,5 @@
 import { BSON } from 'mongodb';
-import type { EventDoc } from './events-collection.ts';
+import type { EventDoc } from '../collections/events-collection.ts';
 
 /**
  * MongoDB's document limit: 16 MiB of BSON, on every server version (FerretDB's too). The driver

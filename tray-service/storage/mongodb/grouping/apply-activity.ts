@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordStorageKeys } from '../records/storage-keys.ts';
 import { recordKey, type Activity, type ActorInfo } from '../../../domain/activity.ts';

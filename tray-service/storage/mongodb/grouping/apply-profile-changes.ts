@@ -1,17 +1,17 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
+import { TRAY_RECORDS, USER_PROFILES } from '../collections/collection-names.ts';
 import { forgetKeptState } from './deleted-users.ts';
-import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { type TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import type { ProfileChange } from '../../../domain/activity.ts';
 import { deletedActor } from '../../../domain/deleted-user.ts';
 import { renameActor } from './apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
-import { inBatches } from '../compare-and-set/in-batches.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
+import { inBatches } from '../driver/in-batches.ts';
 import { renameKeptActor } from './target-actions.ts';
 import { renameGroupActor } from './target-actors.ts';
 import { endMemberships } from '../memberships/membership-changes.ts';
-import type { UserProfileDoc } from './user-profiles-collection.ts';
+import type { UserProfileDoc } from '../collections/user-profiles-collection.ts';
 
 /**
  * Keeps user_profiles current (docs/contract.md#userdidupdate-userdiddelete). A rename changes no

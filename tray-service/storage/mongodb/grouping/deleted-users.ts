@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import type { DeletedUsersPort } from '../../port.ts';
-import { TRAY_MUTES, TRAY_READ_STATE, USER_PROFILES } from '../collection-names.ts';
-import type { UserProfileDoc } from './user-profiles-collection.ts';
+import { TRAY_MUTES, TRAY_READ_STATE, USER_PROFILES } from '../collections/collection-names.ts';
+import type { UserProfileDoc } from '../collections/user-profiles-collection.ts';
 
 /** Users per `$in`: a fan-out's batch of members in one query or a few. */
 const IDS_PER_QUERY = 1_000;

@@ -1,13 +1,18 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_RECORDS, TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS, USER_PROFILES } from '../collection-names.ts';
+import {
+  TRAY_RECORDS,
+  TRAY_TARGET_ACTIONS,
+  TRAY_TARGET_ACTORS,
+  USER_PROFILES,
+} from '../collections/collection-names.ts';
 import { deletedActor, showsDeleted } from '../../../domain/deleted-user.ts';
-import { inBatches } from '../compare-and-set/in-batches.ts';
+import { inBatches } from '../driver/in-batches.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { renameActor } from './apply-activity.ts';
-import type { TargetActionDoc } from './tray-target-actions-collection.ts';
-import type { TargetActorDoc } from './tray-target-actors-collection.ts';
-import type { UserProfileDoc } from './user-profiles-collection.ts';
+import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
+import type { TargetActorDoc } from '../collections/tray-target-actors-collection.ts';
+import type { UserProfileDoc } from '../collections/user-profiles-collection.ts';
 import { runOnce } from '../setup/run-once.ts';
 
 export const DELETED_MARK = 'deleted-actor-mark';

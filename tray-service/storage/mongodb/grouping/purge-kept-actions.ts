@@ -1,8 +1,8 @@
 import type { Db, Filter } from 'mongodb';
 import type { ActorInfo } from '../../../domain/activity.ts';
 import { deletedActor } from '../../../domain/deleted-user.ts';
-import { TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS } from '../collection-names.ts';
-import { latestExpiry } from '../latest-expiry.ts';
+import { TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS } from '../collections/collection-names.ts';
+import { latestExpiry } from '../driver/latest-expiry.ts';
 import { deletedAmong } from './deleted-users.ts';
 import { renameKeptActor } from './target-actions.ts';
 import { renameGroupActor } from './target-actors.ts';

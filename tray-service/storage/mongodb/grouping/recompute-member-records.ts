@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { recordGroup } from '../records/storage-keys.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
-import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
+import { type TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { MembershipEdge } from '../../../domain/membership-intervals.ts';
 import { recomputeRecord } from './apply-activity.ts';

@@ -1,11 +1,11 @@
 import type { Db } from 'mongodb';
-import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
+import { TRAY_TARGET_ACTIONS } from '../collections/collection-names.ts';
+import { WHOLE_GROUP } from '../driver/whole-group.ts';
 import { MEMBER_POINT_READS, type PlacedChange } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import { recomputeMemberRecords, recomputeOptionsOf } from './recompute-member-records.ts';
 import { memberKey } from './target-actions.ts';
-import type { TargetActionDoc } from './tray-target-actions-collection.ts';
+import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
 
 /** Members per `$in` when a leave batch names more than MEMBER_POINT_READS of one community. */

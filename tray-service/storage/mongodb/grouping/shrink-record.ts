@@ -3,7 +3,7 @@ import { exactActors } from '../../../domain/group-actors.ts';
 import type { KeptActivity } from '../../../domain/kept-activity.ts';
 import type { MembershipEdge } from '../../../domain/membership-intervals.ts';
 import { lastActionTime, storedActionTime } from '../records/last-action-time.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
  * A record computed again from the actions it still counts (docs/tray-rules.md#inbox, removals):

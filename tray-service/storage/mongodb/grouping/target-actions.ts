@@ -3,10 +3,10 @@ import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import type { Activity, ActorInfo } from '../../../domain/activity.ts';
 import { activityPost } from '../../../domain/activity-post.ts';
-import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
-import type { TargetActionDoc } from './tray-target-actions-collection.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import { WHOLE_GROUP } from '../driver/whole-group.ts';
+import { TRAY_TARGET_ACTIONS } from '../collections/collection-names.ts';
+import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
 import { withoutPlace, type KeptActivity } from '../../../domain/kept-activity.ts';
 import { nextProcessed, storedPlaces } from '../memberships/processing-order.ts';
 

@@ -1,11 +1,11 @@
 import type { Db } from 'mongodb';
 import type { ActorInfo } from '../../../domain/activity.ts';
 import { type ActorAction } from '../../../domain/actor-action.ts';
-import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
+import { TRAY_TARGET_ACTORS } from '../collections/collection-names.ts';
 import { groupActors, type GroupActors } from '../../../domain/group-actors.ts';
-import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-import type { TargetActorDoc } from './tray-target-actors-collection.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import { WHOLE_GROUP } from '../driver/whole-group.ts';
+import type { TargetActorDoc } from '../collections/tray-target-actors-collection.ts';
 
 /** One action to add to its record group's actors (recordGroupActions). */
 export interface GroupAction {

@@ -10,7 +10,7 @@ import { spansCovering } from '../mutes/muted-deliveries.ts';
 import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
 import { membersSpans, type MemberSpans } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import { communityOf, keepTargetActions, readTargetActions } from './target-actions.ts';
 import type { KeptActivity } from '../../../domain/kept-activity.ts';

@@ -1,9 +1,9 @@
 import type { Db, Filter } from 'mongodb';
 import { HOUR_MS } from '../../../../shared/time/durations.ts';
 import type { InboxCountPair } from '../../port.ts';
-import { TRAY_READ_STATE, TRAY_RECORDS } from '../collection-names.ts';
-import type { ReadStateDoc } from '../records/tray-read-state-collection.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { TRAY_READ_STATE, TRAY_RECORDS } from '../collections/collection-names.ts';
+import type { ReadStateDoc } from '../collections/tray-read-state-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /** Users counted by one set of commands: each `$in` and `$or` stays a bounded command. */
 const USERS_PER_QUERY = 500;

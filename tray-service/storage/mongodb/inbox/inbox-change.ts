@@ -3,8 +3,7 @@ import type { InboxChange } from '../../../domain/inbox-state.ts';
 import { markSeen } from '../../../domain/seen-mark.ts';
 import { snooze, unsnooze } from '../../../domain/snooze-mark.ts';
 import type { InboxMark } from '../../port.ts';
-import { recordBox } from '../records/record-box.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { withInboxState } from '../records/with-inbox-state.ts';
 
 /**
@@ -25,17 +24,4 @@ export function inboxChange(mark: InboxMark, stored: TrayRecordDoc, now: number)
     case 'unsnooze':
       return unsnooze(record);
   }
-}
-
-/**
- * The record's next state under a change: the change, its box kept with it, the next version
- * (casUpdateRecords writes it filtered on the one read). 'unchanged' without a change. Pure.
- */
-export function withInboxChange(
-  record: TrayRecordDoc,
-  change: InboxChange | undefined,
-): TrayRecordDoc | 'unchanged' {
-  if (!change) return 'unchanged';
-  const next = { ...withInboxState(record), ...change };
-  return { ...next, box: recordBox(next), version: record.version + 1 };
 }

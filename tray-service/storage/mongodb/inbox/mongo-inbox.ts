@@ -2,23 +2,24 @@ import type { Db, Filter } from 'mongodb';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
 import { PartialWriteError, type InboxPort } from '../../port.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import type { ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
 import { markInBatches } from '../records/mark-in-batches.ts';
 import { writeMarked } from '../records/write-marked.ts';
-import { recordBox, viewBox } from '../records/record-box.ts';
+import { recordBox, viewBox } from '../collections/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { countInboxes, lastReadTimes } from './count-inboxes.ts';
-import { inboxChange, withInboxChange } from './inbox-change.ts';
+import { inboxChange } from './inbox-change.ts';
+import { withInboxChange } from '../records/with-inbox-change.ts';
 import { wakeDue } from './wake-due.ts';
 
 /**
  * The inbox of a user's tray on MongoDB (docs/storage.md#the-inbox). Views and counts are
- * equalities on the stored `box` (records/record-box.ts), each served by a compound index of
+ * equalities on the stored `box` (collections/record-box.ts), each served by a compound index of
  * tray_records; every mark reads the records it names (by `_id`) or the inbox's (by user and box),
  * computes each record's change by the domain's rules and writes them through the same
  * compare-and-set as the worker, so a mark never undoes a concurrent write or is undone by one.

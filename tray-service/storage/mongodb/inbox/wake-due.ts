@@ -1,13 +1,13 @@
 import type { Db } from 'mongodb';
 import type { InboxRecord } from '../../../domain/inbox-record.ts';
 import { wake } from '../../../domain/snooze-mark.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { collectChanged } from '../compare-and-set/collect-changed.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
-import { withInboxChange } from './inbox-change.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
+import { withInboxChange } from '../records/with-inbox-change.ts';
 
 /** Batches read before giving up on a wake-up that keeps losing every record to other processes. */
 const MAX_READS = 20;

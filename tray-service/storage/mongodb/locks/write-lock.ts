@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { backOff } from '../compare-and-set/back-off.ts';
-import { isDuplicateKey } from '../compare-and-set/is-duplicate-key.ts';
-import { TRAY_WRITE_LOCKS } from '../collection-names.ts';
-import type { WriteLockDoc } from './tray-write-locks-collection.ts';
+import { backOff } from '../driver/back-off.ts';
+import { isDuplicateKey } from '../driver/is-duplicate-key.ts';
+import { TRAY_WRITE_LOCKS } from '../collections/collection-names.ts';
+import type { WriteLockDoc } from '../collections/tray-write-locks-collection.ts';
 import { StorageBusyError } from '../../storage-busy-error.ts';
 
 /**

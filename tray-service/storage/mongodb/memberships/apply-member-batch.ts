@@ -4,11 +4,11 @@ import {
   membershipIntervals,
   type MembershipEdge,
 } from '../../../domain/membership-intervals.ts';
-import { MEMBERSHIPS, MEMBERSHIP_CHANGES } from '../collection-names.ts';
-import { onlyDuplicateKeys } from '../compare-and-set/is-duplicate-key.ts';
-import type { MembershipChangeDoc } from './membership-changes-collection.ts';
+import { MEMBERSHIPS, MEMBERSHIP_CHANGES } from '../collections/collection-names.ts';
+import { onlyDuplicateKeys } from '../driver/is-duplicate-key.ts';
+import type { MembershipChangeDoc } from '../collections/membership-changes-collection.ts';
 import { importedEdges } from './membership-changes.ts';
-import { membershipId, type MembershipDoc } from './memberships-collection.ts';
+import { membershipId, type MembershipDoc } from '../collections/memberships-collection.ts';
 import { planMemberImport, type KnownMember, type MemberRow } from './plan-member-import.ts';
 
 export interface BatchCounts {

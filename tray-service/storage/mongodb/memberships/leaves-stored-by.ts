@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
-import { MEMBERSHIP_CHANGES } from '../collection-names.ts';
-import type { MembershipChangeDoc } from './membership-changes-collection.ts';
+import { MEMBERSHIP_CHANGES } from '../collections/collection-names.ts';
+import type { MembershipChangeDoc } from '../collections/membership-changes-collection.ts';
 import { nextProcessed } from './processing-order.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
-import { MEMBERSHIPS, MEMBERSHIP_CHANGES } from '../collection-names.ts';
-import { membershipId, type MembershipDoc } from './memberships-collection.ts';
+import { MEMBERSHIPS, MEMBERSHIP_CHANGES } from '../collections/collection-names.ts';
+import { membershipId, type MembershipDoc } from '../collections/memberships-collection.ts';
 import {
   awaySpans,
   membershipIntervals,
@@ -11,9 +11,9 @@ import {
   type MembershipInterval,
 } from '../../../domain/membership-intervals.ts';
 import type { MembershipChange } from '../../../domain/activity.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-import type { MembershipChangeDoc } from './membership-changes-collection.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
+import { WHOLE_GROUP } from '../driver/whole-group.ts';
+import type { MembershipChangeDoc } from '../collections/membership-changes-collection.ts';
 import { nextProcessed, storedPlaces } from './processing-order.ts';
 import { leavesStoredBy } from './leaves-stored-by.ts';
 import { oldestCountFrom } from '../records/oldest-count-from.ts';

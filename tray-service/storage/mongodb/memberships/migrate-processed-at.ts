@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
-import { MEMBERSHIP_CHANGES } from '../collection-names.ts';
+import { MEMBERSHIP_CHANGES } from '../collections/collection-names.ts';
 import { runOnce } from '../setup/run-once.ts';
-import type { MembershipChangeDoc } from './membership-changes-collection.ts';
+import type { MembershipChangeDoc } from '../collections/membership-changes-collection.ts';
 
 export const PROCESSED_AT = 'membership-processed-at';
 

@@ -1,4 +1,4 @@
-import { membershipId, type MembershipDoc } from './memberships-collection.ts';
+import { membershipId, type MembershipDoc } from '../collections/memberships-collection.ts';
 
 /** One line of the platform's member list (the import's input). */
 export interface MemberRow {

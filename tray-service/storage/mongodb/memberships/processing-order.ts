@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { TRAY_PROCESSING_ORDER } from '../collection-names.ts';
-import { isDuplicateKey } from '../compare-and-set/is-duplicate-key.ts';
-import type { ProcessingOrderDoc } from './processing-order-collection.ts';
+import { TRAY_PROCESSING_ORDER } from '../collections/collection-names.ts';
+import { isDuplicateKey } from '../driver/is-duplicate-key.ts';
+import type { ProcessingOrderDoc } from '../collections/processing-order-collection.ts';
 
 /**
  * Places handed out before the tray kept the order: changes stored before count as 0, kept

@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
-import { EVENTS, MODERATION_DECISIONS } from '../collection-names.ts';
+import { EVENTS, MODERATION_DECISIONS } from '../collections/collection-names.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
 import { runOnce } from '../setup/run-once.ts';
 

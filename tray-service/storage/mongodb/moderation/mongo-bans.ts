@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb';
 import { banRank, type BanChange } from '../../../domain/ban-change.ts';
 import type { BansPort } from '../../port.ts';
-import { type UserBanChangeDoc } from './user-bans-collection.ts';
-import { USER_BAN_CHANGES } from '../collection-names.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { type UserBanChangeDoc } from '../collections/user-bans-collection.ts';
+import { USER_BAN_CHANGES } from '../collections/collection-names.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
 
 const changeId = (userId: string, rank: number) => JSON.stringify([userId, rank]);
 

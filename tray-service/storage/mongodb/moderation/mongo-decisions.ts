@@ -1,11 +1,11 @@
 import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import type { PageKey } from '../../../domain/page-cursor.ts';
 import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
-import { EVENTS, MODERATION_DECISIONS } from '../collection-names.ts';
+import { EVENTS, MODERATION_DECISIONS } from '../collections/collection-names.ts';
 import { outcomesByEvent } from '../../../domain/event-moderation.ts';
 import { afterKeyQuery } from '../events/after-key-query.ts';
-import { onlyDuplicateKeys } from '../compare-and-set/is-duplicate-key.ts';
-import type { EventDoc } from '../events/events-collection.ts';
+import { onlyDuplicateKeys } from '../driver/is-duplicate-key.ts';
+import type { EventDoc } from '../collections/events-collection.ts';
 import type { DecisionsFilter, DecisionsPort } from '../../port.ts';
 
 const newestFirst = { decidedAt: -1, _id: -1 } as const;

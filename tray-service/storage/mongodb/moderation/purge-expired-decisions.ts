@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
-import { MODERATION_DECISIONS } from '../collection-names.ts';
+import { MODERATION_DECISIONS } from '../collections/collection-names.ts';
 import { giveDecisionsExpiry } from './migrate-decision-expiry.ts';
 
 /** Decisions deleted per round: short deletes, as the PostgreSQL adapter's batches. */

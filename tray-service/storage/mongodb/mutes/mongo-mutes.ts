@@ -3,9 +3,9 @@ import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { countsTowardSpanLimit, muteInForceAt, type Mute } from '../../../domain/mute.ts';
 import { muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
 import type { InboxPort } from '../../port.ts';
-import { TRAY_MUTES } from '../collection-names.ts';
+import { TRAY_MUTES } from '../collections/collection-names.ts';
 import { muteLockId, withWriteLock } from '../locks/write-lock.ts';
-import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
+import { muteTargetKey, type MuteDoc } from '../collections/tray-mutes-collection.ts';
 
 /** The latest time a Date holds: a span with no end yet is kept until it gets one. */
 const NEVER = new Date(8_640_000_000_000_000);

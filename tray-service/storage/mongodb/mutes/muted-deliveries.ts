@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import { heldBackByMutes, muteTargetsCovering, type Mute } from '../../../domain/mute.ts';
-import { TRAY_MUTES } from '../collection-names.ts';
-import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
+import { TRAY_MUTES } from '../collections/collection-names.ts';
+import { muteTargetKey, type MuteDoc } from '../collections/tray-mutes-collection.ts';
 
 /**
  * Up to this many recipients, the spans are read for those recipients only (`userId` beside

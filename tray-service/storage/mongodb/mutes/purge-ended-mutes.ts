@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
-import { TRAY_MUTES, TRAY_RECORDS } from '../collection-names.ts';
-import { latestExpiry } from '../latest-expiry.ts';
-import { purgeKeptDocuments } from '../purge-kept-documents.ts';
-import type { MuteDoc } from './tray-mutes-collection.ts';
+import { TRAY_MUTES, TRAY_RECORDS } from '../collections/collection-names.ts';
+import { latestExpiry } from '../driver/latest-expiry.ts';
+import { purgeKeptDocuments } from '../driver/purge-kept-documents.ts';
+import type { MuteDoc } from '../collections/tray-mutes-collection.ts';
 import { muteEnd } from '../../../domain/mute.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
  * The time of the action a record's `lastActionId` names: `lastActionAt` when a removal left it

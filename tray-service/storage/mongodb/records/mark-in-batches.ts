@@ -1,8 +1,8 @@
 import type { FindCursor } from 'mongodb';
 import type { TrayRecord } from '../../../domain/tray-record.ts';
 import { PartialWriteError, type MarkedRecord } from '../../port.ts';
-import { inBatches } from '../compare-and-set/in-batches.ts';
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import { inBatches } from '../driver/in-batches.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
  * A mark of every record `cursor` finds, a thousand at a time (inBatches): a user with a large

@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_RECORDS } from '../collection-names.ts';
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { runOnce } from '../setup/run-once.ts';
 import { preInboxState } from './with-inbox-state.ts';
 

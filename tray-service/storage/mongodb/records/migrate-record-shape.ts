@@ -1,11 +1,11 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordStorageKeys } from './storage-keys.ts';
-import { TRAY_RECORDS, TRAY_TARGET_ACTORS, TRAY_MIGRATIONS } from '../collection-names.ts';
-import { type TrayRecordDoc } from './tray-records-collection.ts';
+import { TRAY_RECORDS, TRAY_TARGET_ACTORS, TRAY_MIGRATIONS } from '../collections/collection-names.ts';
+import { type TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
-import type { TargetActorDoc } from '../grouping/tray-target-actors-collection.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
+import type { TargetActorDoc } from '../collections/tray-target-actors-collection.ts';
 
 export const RECORD_SHAPE = 'record-shape-2';
 

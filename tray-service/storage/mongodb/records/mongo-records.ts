@@ -2,15 +2,15 @@ import type { Db, Filter } from 'mongodb';
 import { recordKey } from '../../../domain/activity.ts';
 import type { TrayVerb } from '../../../domain/tray-verb.ts';
 import { type LatestTimesPort, type MarkedRecord, type TrayRecordsPort } from '../../port.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
-import { withInboxChange } from '../inbox/inbox-change.ts';
+import { withInboxChange } from './with-inbox-change.ts';
 import { markInBatches } from './mark-in-batches.ts';
 import { writeMarked } from './write-marked.ts';
 import { createSortedPages } from './sorted-pages.ts';
 import { toInboxRecord, toTrayRecord } from './to-tray-record.ts';
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
  * Marking read (which also sees the record) is a record write like the worker's, so it goes

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
-import { TRAY_RECORDS } from '../collection-names.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
+import { WHOLE_GROUP } from '../driver/whole-group.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
  * The oldest `countFrom` among a user's records, expired ones the purge has not reached included;

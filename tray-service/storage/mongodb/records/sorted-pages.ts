@@ -1,8 +1,8 @@
 import type { Db, Filter } from 'mongodb';
 import { type TrayVerb } from '../../../domain/tray-verb.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
-import { type TrayRecordDoc } from './tray-records-collection.ts';
-import type { RecordBox } from './record-box.ts';
+import { TRAY_RECORDS } from '../collections/collection-names.ts';
+import { type TrayRecordDoc } from '../collections/tray-records-collection.ts';
+import type { RecordBox } from '../collections/record-box.ts';
 import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './timestamp-page.ts';
 
 /** The history order: newest first, `_id` breaking ties (the `user_history` index's order). */

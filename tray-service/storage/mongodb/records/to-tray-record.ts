@@ -1,4 +1,4 @@
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { withInboxState } from './with-inbox-state.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import type { TrayRecord } from '../../../domain/tray-record.ts';

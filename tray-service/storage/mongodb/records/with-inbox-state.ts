@@ -1,4 +1,4 @@
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /** The inbox state a record of before the inbox gets: in the inbox, seen when it was read. Pure. */
 export function preInboxState(

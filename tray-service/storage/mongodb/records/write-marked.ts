@@ -4,7 +4,7 @@ import type { MarkedRecord } from '../../port.ts';
 import { collectChanged } from '../compare-and-set/collect-changed.ts';
 import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
-import type { TrayRecordDoc } from './tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
  * A user's mark (read, seen, archived, snoozed) of the records `found`: `compute` written over them

@@ -4,14 +4,14 @@ import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { type Removal } from '../../../domain/removal.ts';
 import { voidedByAny } from '../../../domain/removal-voids.ts';
 import type { RemovedRecord } from '../../port.ts';
-import { TRAY_REMOVAL_WORK, TRAY_TARGET_ACTIONS } from '../collection-names.ts';
-import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
-import { deleteByIds } from '../compare-and-set/delete-by-ids.ts';
+import { TRAY_REMOVAL_WORK, TRAY_TARGET_ACTIONS } from '../collections/collection-names.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import { deleteByIds } from '../driver/delete-by-ids.ts';
 import { recomputeGroupRecords, type GroupRecomputeOptions } from '../grouping/recompute-group-records.ts';
 import type { RecomputeOptions } from '../grouping/recompute-member-records.ts';
-import type { TargetActionDoc } from '../grouping/tray-target-actions-collection.ts';
+import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { recordCounts, removalChange } from '../../../domain/removal-tray-change.ts';
 import { countsUnkeptActions } from './kept-since.ts';
 import { recordRemovalOutcome } from './removal-outcomes.ts';
@@ -19,7 +19,7 @@ import { repairGroupActors } from './repair-group-actors.ts';
 import { reapplyDeletions } from '../grouping/reapply-deletions.ts';
 import { takeOutVoided, type VoidedAction } from './take-out-voided.ts';
 import { storeTombstones } from './tombstones.ts';
-import type { RemovalWorkDoc } from './tray-removal-work-collection.ts';
+import type { RemovalWorkDoc } from '../collections/tray-removal-work-collection.ts';
 
 export interface RemovalOptions extends RecomputeOptions {
   /** everyActionKeptSince: records counting from before it are not computed again (kept-since.ts). */

@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
-import { TRAY_MIGRATIONS, TRAY_RECORDS } from '../collection-names.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { TRAY_MIGRATIONS, TRAY_RECORDS } from '../collections/collection-names.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
+import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 export const EVERY_ACTION_KEPT = 'every-action-kept';
 

@@ -1,10 +1,10 @@
 import type { Db } from 'mongodb';
-import { TRAY_REMOVALS, TRAY_TARGET_ACTIONS } from '../collection-names.ts';
+import { TRAY_REMOVALS, TRAY_TARGET_ACTIONS } from '../collections/collection-names.ts';
 import { groupKeptUntil } from '../grouping/purge-kept-actions.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import { latestExpiry } from '../latest-expiry.ts';
-import { purgeKeptDocuments } from '../purge-kept-documents.ts';
-import type { TombstoneDoc } from './tray-removals-collection.ts';
+import { latestExpiry } from '../driver/latest-expiry.ts';
+import { purgeKeptDocuments } from '../driver/purge-kept-documents.ts';
+import type { TombstoneDoc } from '../collections/tray-removals-collection.ts';
 
 const later = (a: Date | undefined, b: Date | undefined) => (a && b ? (a > b ? a : b) : (a ?? b));
 

@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
-import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
+import { TRAY_TARGET_ACTIONS } from '../collections/collection-names.ts';
 import { targetActionId } from '../grouping/target-actions.ts';
-import type { TargetActionDoc } from '../grouping/tray-target-actions-collection.ts';
+import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
 import type { GroupingOptions } from '../grouping/write-deliveries.ts';
 import { reapplyRemovals } from './reapply-removals.ts';
 

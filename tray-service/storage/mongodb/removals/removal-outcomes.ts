@@ -2,9 +2,9 @@ import type { Db } from 'mongodb';
 import type { RecordPosition } from '../../../domain/page-cursor.ts';
 import { summariseRemoval, type RemovalTrayChange } from '../../../domain/removal-tray-change.ts';
 import type { RemovalOutcomesPort } from '../../port.ts';
-import { TRAY_REMOVAL_CHANGES, TRAY_REMOVAL_OUTCOMES } from '../collection-names.ts';
-import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
-import type { RemovalChangeDoc, RemovalOutcomeDoc } from './tray-removal-outcomes-collection.ts';
+import { TRAY_REMOVAL_CHANGES, TRAY_REMOVAL_OUTCOMES } from '../collections/collection-names.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import type { RemovalChangeDoc, RemovalOutcomeDoc } from '../collections/tray-removal-outcomes-collection.ts';
 
 /** A change's place in (user, key) order as one string: U+0001 sorts before every character an id is made of (PostgreSQL, under FerretDB, refuses NUL in JSON). */
 const positionOf = ({ userId, key }: RecordPosition) => `${userId}\u0001${key}`;

@@ -1,12 +1,12 @@
 import type { Db } from 'mongodb';
 import { compareActions } from '../../../domain/group-actors.ts';
 import type { ActorAction } from '../../../domain/actor-action.ts';
-import { TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS } from '../collection-names.ts';
-import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
-import { deleteByIds } from '../compare-and-set/delete-by-ids.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-import type { TargetActionDoc } from '../grouping/tray-target-actions-collection.ts';
-import type { TargetActorDoc } from '../grouping/tray-target-actors-collection.ts';
+import { TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS } from '../collections/collection-names.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import { deleteByIds } from '../driver/delete-by-ids.ts';
+import { WHOLE_GROUP } from '../driver/whole-group.ts';
+import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
+import type { TargetActorDoc } from '../collections/tray-target-actors-collection.ts';
 
 type Dated = Pick<TargetActorDoc, '_id' | 'expiresAt'>;
 

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
-import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
-import { deleteByIds } from '../compare-and-set/delete-by-ids.ts';
-import type { TargetActionDoc } from '../grouping/tray-target-actions-collection.ts';
+import { TRAY_TARGET_ACTIONS } from '../collections/collection-names.ts';
+import { deleteByIds } from '../driver/delete-by-ids.ts';
+import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
 
 /** A kept action a removal voids, as read by its post. */
 export interface VoidedAction extends Pick<TargetActionDoc, '_id' | 'group' | 'activity' | 'expiresAt'> {

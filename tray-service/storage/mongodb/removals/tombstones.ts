@@ -4,9 +4,9 @@ import type { Activity } from '../../../domain/activity.ts';
 import { activityPost } from '../../../domain/activity-post.ts';
 import { type Removal } from '../../../domain/removal.ts';
 import { removalVoids, voidedByAny } from '../../../domain/removal-voids.ts';
-import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
-import { TRAY_REMOVALS } from '../collection-names.ts';
-import type { TombstoneDoc } from './tray-removals-collection.ts';
+import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import { TRAY_REMOVALS } from '../collections/collection-names.ts';
+import type { TombstoneDoc } from '../collections/tray-removals-collection.ts';
 
 /**
  * Keeps each removal as a tombstone for the records' retention, and past it while what it voids

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { MongoServerError, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
 import type { Logger } from '../../../../shared/logging/create-logger.ts';
-import type { CollectionSpec, IndexSpec } from './collection-spec.ts';
+import type { CollectionSpec, IndexSpec } from '../collections/collection-spec.ts';
 
 /** What ensureCollection needs to know about the server (ensureCollections asks it once). */
 export interface EnsureContext {

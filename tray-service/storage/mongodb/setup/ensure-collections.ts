@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { Logger } from '../../../../shared/logging/create-logger.ts';
 import { acceptsTtlIndexes } from './accepts-ttl-indexes.ts';
-import type { CollectionSpec } from './collection-spec.ts';
+import type { CollectionSpec } from '../collections/collection-spec.ts';
 import { ensureCollection } from './ensure-collection.ts';
 
 export interface EnsureCollectionsOptions {

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
-import { TRAY_MIGRATIONS } from '../collection-names.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { TRAY_MIGRATIONS } from '../collections/collection-names.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
 
 /**
  * Runs a one-time upgrade pass at storage open, once per database: skipped once its name is

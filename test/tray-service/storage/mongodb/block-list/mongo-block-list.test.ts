@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createMongoBlockList } from '../../../../../tray-service/storage/mongodb/block-list/mongo-block-list.ts';
-import { blockListCollection } from '../../../../../tray-service/storage/mongodb/block-list/block-list-collection.ts';
+import { blockListCollection } from '../../../../../tray-service/storage/mongodb/collections/block-list-collection.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 

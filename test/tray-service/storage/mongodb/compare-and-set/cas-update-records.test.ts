@@ -2,18 +2,18 @@ import { expect } from 'chai';
 import {
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import {
   casUpdateRecords,
   UPDATES_PER_BULK,
   type ComputeRecord,
 } from '../../../../../tray-service/storage/mongodb/compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
-import type { RecordClaimDoc } from '../../../../../tray-service/storage/mongodb/compare-and-set/tray-record-claims-collection.ts';
+import type { RecordClaimDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-record-claims-collection.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { aTrayRecord } from '../../../../support/tray-record-builder.ts';
 import { claimFor } from '../support/claim-for.ts';
 import { withCollectionMethod } from '../../../../support/with-collection-method.ts';

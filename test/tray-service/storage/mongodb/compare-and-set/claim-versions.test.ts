@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { TRAY_RECORD_CLAIMS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_RECORD_CLAIMS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
-import { type RecordClaimDoc } from '../../../../../tray-service/storage/mongodb/compare-and-set/tray-record-claims-collection.ts';
+import { type RecordClaimDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-record-claims-collection.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
 describe('claimVersions', () => {

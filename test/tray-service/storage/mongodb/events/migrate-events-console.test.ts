@@ -5,12 +5,12 @@ import { mapEvent } from '../../../../../tray-service/domain/map-event.ts';
 import {
   EVENTS,
   MODERATION_DECISIONS,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/collections/events-collection.ts';
 import { migrateEventsConsole } from '../../../../../tray-service/storage/mongodb/events/migrate-events-console.ts';
 import type { ModerationDecisionDoc } from '../../../../../tray-service/domain/decision-doc.ts';
 import { openMongoStorage } from '../../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import type { TrayStorage } from '../../../../../tray-service/storage/port.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';

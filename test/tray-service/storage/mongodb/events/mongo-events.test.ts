@@ -6,8 +6,8 @@ import {
   EVENT_LAG_MINUTES,
   EVENT_MINUTES,
   EVENTS,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import type { EventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import type { EventDoc } from '../../../../../tray-service/storage/mongodb/collections/events-collection.ts';
 import { createMongoEvents } from '../../../../../tray-service/storage/mongodb/events/mongo-events.ts';
 import { createEventRollups } from '../../../../../tray-service/storage/mongodb/events/event-rollups.ts';
 import { eventDocument } from '../../../../../tray-service/storage/mongodb/events/event-document.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { BSON } from 'mongodb';
-import type { EventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
+import type { EventDoc } from '../../../../../tray-service/storage/mongodb/collections/events-collection.ts';
 import {
   MAX_DOCUMENT_BYTES,
   PAYLOAD_NOT_KEPT,

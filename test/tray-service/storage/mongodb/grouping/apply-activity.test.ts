@@ -1,7 +1,7 @@
 import { deletedActor } from '../../../../../tray-service/domain/deleted-user.ts';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import {
   applyActivity,

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { MongoClient, type Db, type Document } from 'mongodb';
-import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import { createMongoRecords } from '../../../../../tray-service/storage/mongodb/records/mongo-records.ts';
-import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { workerCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { processJob, type ProcessOptions } from '../support/process-job.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../../support/suite-resources.ts';

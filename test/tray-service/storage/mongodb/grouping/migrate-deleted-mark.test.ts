@@ -7,14 +7,14 @@ import {
   TRAY_TARGET_ACTORS,
   TRAY_MIGRATIONS,
   USER_PROFILES,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/writes/apply-personal-activities.ts';
 import { applyProfileChanges } from '../../../../../tray-service/storage/mongodb/grouping/apply-profile-changes.ts';
 import { migrateDeletedMark } from '../../../../../tray-service/storage/mongodb/grouping/migrate-deleted-mark.ts';
-import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
-import type { TargetActorDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actors-collection.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-target-actions-collection.ts';
+import type { TargetActorDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-target-actors-collection.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { aComment } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';

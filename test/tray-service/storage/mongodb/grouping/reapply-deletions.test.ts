@@ -5,16 +5,16 @@ import {
   TRAY_RECORDS,
   TRAY_TARGET_ACTIONS,
   USER_PROFILES,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/writes/apply-personal-activities.ts';
 import { applyProfileChanges } from '../../../../../tray-service/storage/mongodb/grouping/apply-profile-changes.ts';
-import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
+import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/writes/fan-out-posts.ts';
 import { reapplyDeletions } from '../../../../../tray-service/storage/mongodb/grouping/reapply-deletions.ts';
-import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
-import type { UserProfileDoc } from '../../../../../tray-service/storage/mongodb/grouping/user-profiles-collection.ts';
+import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-target-actions-collection.ts';
+import type { UserProfileDoc } from '../../../../../tray-service/storage/mongodb/collections/user-profiles-collection.ts';
 import { applyMembershipChanges } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
-import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
+import { workerCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';

@@ -3,14 +3,14 @@ import {
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
   TRAY_TARGET_ACTIONS,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
-import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
-import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
+import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/writes/apply-personal-activities.ts';
+import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/writes/fan-out-posts.ts';
 import { applyMembershipChanges } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
 import { recomputeMemberRecords } from '../../../../../tray-service/storage/mongodb/grouping/recompute-member-records.ts';
-import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { workerCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';

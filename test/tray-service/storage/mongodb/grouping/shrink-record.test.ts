@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import { shrinkRecord } from '../../../../../tray-service/storage/mongodb/grouping/shrink-record.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import { aComment } from '../../../../support/activity-builder.ts';
 
 const T = Date.UTC(2026, 10, 22, 12);

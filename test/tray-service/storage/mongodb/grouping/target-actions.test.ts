@@ -8,14 +8,14 @@ import {
   readTargetActions,
   renameKeptActor,
 } from '../../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
-import { TRAY_TARGET_ACTIONS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { trayTargetActionsCollection } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
+import { TRAY_TARGET_ACTIONS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { trayTargetActionsCollection } from '../../../../../tray-service/storage/mongodb/collections/tray-target-actions-collection.ts';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { testStack } from '../../../../support/test-stack.ts';
-import { processingOrderCollection } from '../../../../../tray-service/storage/mongodb/memberships/processing-order-collection.ts';
+import { processingOrderCollection } from '../../../../../tray-service/storage/mongodb/collections/processing-order-collection.ts';
 
 const T = Date.parse('2026-11-20T12:00:00.000Z');
 const POST = { postId: 'p-1', owner: 'u-ana' };

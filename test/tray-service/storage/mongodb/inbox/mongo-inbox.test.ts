@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MongoClient, type Collection, type Db, type Document, type FindCursor } from 'mongodb';
 import { pino } from 'pino';
 import type { InboxRecord } from '../../../../../tray-service/domain/inbox-record.ts';
-import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { createMongoInbox } from '../../../../../tray-service/storage/mongodb/inbox/mongo-inbox.ts';
 import { openMongoStorage } from '../../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
 import type { InboxMark, InboxPort, TrayStorage } from '../../../../../tray-service/storage/port.ts';

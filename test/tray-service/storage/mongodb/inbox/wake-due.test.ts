@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import {
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import type { RecordClaimDoc } from '../../../../../tray-service/storage/mongodb/compare-and-set/tray-record-claims-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import type { RecordClaimDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-record-claims-collection.ts';
 import { wakeDue } from '../../../../../tray-service/storage/mongodb/inbox/wake-due.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { aTrayRecord, insertRecords } from '../../../../support/tray-record-builder.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TRAY_WRITE_LOCKS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_WRITE_LOCKS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { DEFAULT_TIMEOUT_MS } from '../../../../../client/src/create-tray-client.ts';
 import {
   blockListLockId,
@@ -10,7 +10,7 @@ import {
   withWriteLock,
 } from '../../../../../tray-service/storage/mongodb/locks/write-lock.ts';
 import { StorageBusyError } from '../../../../../tray-service/storage/storage-busy-error.ts';
-import type { WriteLockDoc } from '../../../../../tray-service/storage/mongodb/locks/tray-write-locks-collection.ts';
+import type { WriteLockDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-write-locks-collection.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
 describe('withWriteLock (MongoDB adapter: one write of a user’s mutes, or of an owner’s block list, at a time)', function () {

@@ -2,14 +2,14 @@ import { expect } from 'chai';
 import {
   MEMBERSHIPS,
   MEMBERSHIP_CHANGES,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   membershipId,
   type MembershipDoc,
   membershipsCollection,
-} from '../../../../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/memberships-collection.ts';
 import type { MembershipChange } from '../../../../../tray-service/domain/activity.ts';
-import { membershipChangesCollection } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
+import { membershipChangesCollection } from '../../../../../tray-service/storage/mongodb/collections/membership-changes-collection.ts';
 import {
   applyMembershipChanges,
   communityIntervals,

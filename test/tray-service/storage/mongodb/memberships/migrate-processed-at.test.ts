@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { MEMBERSHIP_CHANGES } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import type { MembershipChangeDoc } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
+import { MEMBERSHIP_CHANGES } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import type { MembershipChangeDoc } from '../../../../../tray-service/storage/mongodb/collections/membership-changes-collection.ts';
 import { migrateMembershipProcessedAt } from '../../../../../tray-service/storage/mongodb/memberships/migrate-processed-at.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
-import { membershipChangesCollection } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
+import { membershipChangesCollection } from '../../../../../tray-service/storage/mongodb/collections/membership-changes-collection.ts';
 
 const upgrade = Date.parse('2026-12-01T00:00:00.000Z');
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { Db } from 'mongodb';
-import { TRAY_PROCESSING_ORDER } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_PROCESSING_ORDER } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   processingOrderCollection,
   type ProcessingOrderDoc,
-} from '../../../../../tray-service/storage/mongodb/memberships/processing-order-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/processing-order-collection.ts';
 import { nextProcessed } from '../../../../../tray-service/storage/mongodb/memberships/processing-order.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';

@@ -3,15 +3,15 @@ import { DAY_MS } from '../../../../../shared/time/durations.ts';
 import {
   EVENTS,
   MODERATION_DECISIONS,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   migrateDecisionExpiry,
   type PreExpiryDecisionDoc,
 } from '../../../../../tray-service/storage/mongodb/moderation/migrate-decision-expiry.ts';
-import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
+import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/collections/events-collection.ts';
 import { purgeExpired } from '../../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { createMongoDecisions } from '../../../../../tray-service/storage/mongodb/moderation/mongo-decisions.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 

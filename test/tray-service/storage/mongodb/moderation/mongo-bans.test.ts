@@ -5,8 +5,8 @@ import {
   newestPerUser,
   storedBanChanges,
 } from '../../../../../tray-service/storage/mongodb/moderation/mongo-bans.ts';
-import { userBansCollection } from '../../../../../tray-service/storage/mongodb/moderation/user-bans-collection.ts';
-import { USER_BAN_CHANGES } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { userBansCollection } from '../../../../../tray-service/storage/mongodb/collections/user-bans-collection.ts';
+import { USER_BAN_CHANGES } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 

@@ -1,8 +1,8 @@
 import { MongoClient, type Db } from 'mongodb';
-import { TRAY_MUTES } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_MUTES } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { createMongoMutes } from '../../../../../tray-service/storage/mongodb/mutes/mongo-mutes.ts';
-import type { MuteDoc } from '../../../../../tray-service/storage/mongodb/mutes/tray-mutes-collection.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import type { MuteDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-mutes-collection.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../../support/suite-resources.ts';
 import { testStack } from '../../../../support/test-stack.ts';

@@ -5,13 +5,13 @@ import type { InboxPort, TrayStorage, WriteContext } from '../../../../../tray-s
 import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
 import { useTrayStorage } from '../../../../support/use-tray-storage.ts';
 import { MAX_MUTES_IN_FORCE, type MuteTargetType } from '../../../../../tray-service/domain/mute.ts';
-import { TRAY_MUTES } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_MUTES } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { spansCovering } from '../../../../../tray-service/storage/mongodb/mutes/muted-deliveries.ts';
 import {
   muteTargetKey,
   type MuteDoc,
-} from '../../../../../tray-service/storage/mongodb/mutes/tray-mutes-collection.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/tray-mutes-collection.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../../support/suite-resources.ts';
 import { testStack } from '../../../../support/test-stack.ts';

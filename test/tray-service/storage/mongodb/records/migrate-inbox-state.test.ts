@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { createMongoInbox } from '../../../../../tray-service/storage/mongodb/inbox/mongo-inbox.ts';
 import {
   migrateInboxState,
   type PreInboxRecordDoc,
 } from '../../../../../tray-service/storage/mongodb/records/migrate-inbox-state.ts';
 import { createMongoRecords } from '../../../../../tray-service/storage/mongodb/records/mongo-records.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
-import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { aTrayRecord } from '../../../../support/tray-record-builder.ts';

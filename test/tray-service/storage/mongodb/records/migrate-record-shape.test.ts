@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import { createMongoRecords } from '../../../../../tray-service/storage/mongodb/records/mongo-records.ts';
 import { createSortedPages } from '../../../../../tray-service/storage/mongodb/records/sorted-pages.ts';
 import {
@@ -8,7 +8,7 @@ import {
   type LegacyRecordDoc,
 } from '../../../../../tray-service/storage/mongodb/records/migrate-record-shape.ts';
 import { migrateInboxState } from '../../../../../tray-service/storage/mongodb/records/migrate-inbox-state.ts';
-import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { workerCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import { processJob } from '../support/process-job.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { HOUR_MS } from '../../../../../shared/time/durations.ts';
 import type { TrayVerb } from '../../../../../tray-service/domain/tray-verb.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import {
   createSortedPages,
   type SortedPages,
 } from '../../../../../tray-service/storage/mongodb/records/sorted-pages.ts';
-import { trayRecordsCollection } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import { trayRecordsCollection } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { aTrayRecord, insertRecords } from '../../../../support/tray-record-builder.ts';

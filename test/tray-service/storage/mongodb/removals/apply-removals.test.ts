@@ -9,28 +9,28 @@ import {
   TRAY_REMOVAL_WORK,
   TRAY_TARGET_ACTIONS,
   TRAY_TARGET_ACTORS,
-} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
-import { applyMemberships } from '../../../../../tray-service/storage/mongodb/grouping/apply-memberships.ts';
-import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
-import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
-import type { TargetActorDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actors-collection.ts';
+} from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/writes/apply-personal-activities.ts';
+import { applyMemberships } from '../../../../../tray-service/storage/mongodb/writes/apply-memberships.ts';
+import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/writes/fan-out-posts.ts';
+import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-target-actions-collection.ts';
+import type { TargetActorDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-target-actors-collection.ts';
 import { keepTargetActions } from '../../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
 import {
   readGroupActors,
   recordGroupActions,
 } from '../../../../../tray-service/storage/mongodb/grouping/target-actors.ts';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 import {
   applyRemovals,
   VOIDED_PER_NOTE,
 } from '../../../../../tray-service/storage/mongodb/removals/apply-removals.ts';
-import type { RemovalWorkDoc } from '../../../../../tray-service/storage/mongodb/removals/tray-removal-work-collection.ts';
+import type { RemovalWorkDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-removal-work-collection.ts';
 import { reapplyRemovals } from '../../../../../tray-service/storage/mongodb/removals/reapply-removals.ts';
 import { storeTombstones } from '../../../../../tray-service/storage/mongodb/removals/tombstones.ts';
 import type { RemovedRecord } from '../../../../../tray-service/storage/port.ts';
-import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { workerCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';

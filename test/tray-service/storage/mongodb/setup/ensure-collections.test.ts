@@ -3,7 +3,7 @@ import type { CommandStartedEvent, Db } from 'mongodb';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { acceptsTtlIndexes } from '../../../../../tray-service/storage/mongodb/setup/accepts-ttl-indexes.ts';
-import type { CollectionSpec } from '../../../../../tray-service/storage/mongodb/setup/collection-spec.ts';
+import type { CollectionSpec } from '../../../../../tray-service/storage/mongodb/collections/collection-spec.ts';
 import {
   ensureCollection,
   sameIndexDefinition,

@@ -10,11 +10,11 @@ import type { WebhookJobData } from '../../../../../shared/queue/webhook-queue.t
 import type { RedisClient } from '../../../../../shared/redis/create-redis.ts';
 import { publishBans } from '../../../../../tray-service/bans/publish-bans.ts';
 import { mapEvent } from '../../../../../tray-service/domain/map-event.ts';
-import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
+import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/collections/events-collection.ts';
 import { eventDocument } from '../../../../../tray-service/storage/mongodb/events/event-document.ts';
-import { EVENTS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { insertCoalesced } from '../../../../../tray-service/storage/mongodb/compare-and-set/coalesced-writes.ts';
-import { createMongoWrites } from '../../../../../tray-service/storage/mongodb/grouping/mongo-writes.ts';
+import { EVENTS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import { insertCoalesced } from '../../../../../tray-service/storage/mongodb/driver/coalesced-writes.ts';
+import { createMongoWrites } from '../../../../../tray-service/storage/mongodb/writes/mongo-writes.ts';
 import { createMongoBans } from '../../../../../tray-service/storage/mongodb/moderation/mongo-bans.ts';
 import type { WriteContext } from '../../../../../tray-service/storage/port.ts';
 import type { ScheduleFanOut } from '../../../../../tray-service/use-cases/apply-job.ts';
