@@ -80,14 +80,14 @@ describe('receiver configuration', () => {
     [
       'WEBHOOK_ALLOW_CIDRS',
       '0.0.0.0/1,128.0.0.0/1',
-      '"0.0.0.0/1" is wider than /8 (IPv6: /7) and allows a share of the internet',
+      '"0.0.0.0/1" is wider than /8 (IPv6: /16, or /7 inside fc00::/7) and allows a share of the internet',
     ],
-    ['WEBHOOK_ALLOW_CIDRS', '2000::/3', '"2000::/3" is wider than /8 (IPv6: /7)'],
+    ['WEBHOOK_ALLOW_CIDRS', '2000::/3', '"2000::/3" is wider than /8 (IPv6: /16, or /7 inside fc00::/7)'],
     ['TRUST_PROXY', '0.0.0.0/0', '"0.0.0.0/0" trusts every address'],
     [
       'TRUST_PROXY',
       '128.0.0.0/1, 0.0.0.0/1',
-      '"128.0.0.0/1" is wider than /8 (IPv6: /7) and trusts a share of the internet',
+      '"128.0.0.0/1" is wider than /8 (IPv6: /16, or /7 inside fc00::/7) and trusts a share of the internet',
     ],
     ['TRUST_PROXY', '1', '"1": a hop count trusts X-Forwarded-For from any client'],
     ['WEBHOOK_ENQUEUE_TIMEOUT_MS', '5000', 'expected a whole number from 1 to 1000'],

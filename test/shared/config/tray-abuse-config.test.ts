@@ -54,7 +54,7 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     // Two halves are every address as a /0 is; any range wider than one network's is refused.
     [
       { AUTH_FAILURE_EXEMPT: '0.0.0.0/1,128.0.0.0/1' },
-      /AUTH_FAILURE_EXEMPT: "0.0.0.0\/1" is wider than \/8 \(IPv6: \/7\) and exempts a share of the internet/,
+      /AUTH_FAILURE_EXEMPT: "0.0.0.0\/1" is wider than \/8 \(IPv6: \/16, or \/7 inside fc00::\/7\) and exempts a share of the internet/,
     ],
     [{ AUTH_FAILURE_EXEMPT: '8000::/1' }, /AUTH_FAILURE_EXEMPT: "8000::\/1" is wider than/],
     [
@@ -67,7 +67,7 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY: "0.0.0.0\/0" trusts every address/],
     [
       { TRUST_PROXY: '0.0.0.0/1, 128.0.0.0/1' },
-      /TRUST_PROXY: "0.0.0.0\/1" is wider than \/8 \(IPv6: \/7\) and trusts a share of the internet/,
+      /TRUST_PROXY: "0.0.0.0\/1" is wider than \/8 \(IPv6: \/16, or \/7 inside fc00::\/7\) and trusts a share of the internet/,
     ],
     [{ ADMIN_TRUST_PROXY: '::/1,8000::/1' }, /ADMIN_TRUST_PROXY: "::\/1" is wider than/],
     [{ TRUST_PROXY: '::ffff:0.0.0.0/97' }, /TRUST_PROXY: "::ffff:0.0.0.0\/97" is wider than/],
