@@ -86,8 +86,16 @@ export const dedupeMarkKey = (markPrefix: string, key: string) => `${markPrefix}
  * job would leave them: a `redis.call` costs Redis about 2 us on top of the command itself, and
  * nothing outside the script can see the list before it ends (BENCHMARKS.md, "Receiver").
  *
+ * Fenced (a master with replicas: WAIT follows in the same pipeline), a duplicate writes its mark
+ * again, TTL kept: WAIT covers the connection's own last write only (Redis 7.2 and later; 7.0
+ * counted any command), so a duplicate that wrote nothing passed WAIT at once on a connection
+ * other than its first write's (a restarted receiver, the spool's replay), and the spooled copy of
+ * an event its master held unreplicated was dropped as a duplicate: lost if that master failed.
+ * Written again, the mark moves the connection past the first write, which WAIT then covers.
+ *
  * KEYS: wait, paused, meta-paused, then per job: mark, job hash.
- * ARGV: mark seconds, job name, timestamp, queue token, then per job: job id, data JSON, opts JSON.
+ * ARGV: mark seconds, job name, timestamp, queue token, fenced ('1' or '0'), then per job: job id,
+ * data JSON, opts JSON.
  * Returns one 1 (queued) or 0 (duplicate) per job.
  */
 const enqueueScript = `
@@ -98,14 +106,17 @@ local results = {}
 local queued = {}
 for j = 1, (#KEYS - 3) / 2 do
   local mark, jobKey = KEYS[2 + 2 * j], KEYS[3 + 2 * j]
-  local id = ARGV[2 + 3 * j]
+  local id = ARGV[3 + 3 * j]
   local added = 0
-  if redis.call('SET', mark, '1', 'EX', ARGV[1], 'NX') and redis.call('EXISTS', jobKey) == 0 then
-    redis.call('HSET', jobKey, 'name', ARGV[2], 'data', ARGV[3 + 3 * j], 'opts', ARGV[4 + 3 * j],
+  local marked = redis.call('SET', mark, '1', 'EX', ARGV[1], 'NX')
+  if marked and redis.call('EXISTS', jobKey) == 0 then
+    redis.call('HSET', jobKey, 'name', ARGV[2], 'data', ARGV[4 + 3 * j], 'opts', ARGV[5 + 3 * j],
       'timestamp', ARGV[3], 'delay', '0', 'priority', '0')
     queued[#queued + 1] = id
     redis.call('PUBLISH', channel, id)
     added = 1
+  elseif not marked and ARGV[5] == '1' then
+    redis.call('SET', mark, '1', 'KEEPTTL')
   end
   results[j] = added
 end
@@ -150,7 +161,13 @@ export async function enqueueMany(
   const timestamp = Date.now();
   const { keys } = queue;
   const keyList: string[] = [keys.wait, keys.paused, keys['meta-paused']];
-  const argList: (string | number)[] = [target.dedupeSeconds, defaultJobName, timestamp, queue.token];
+  const argList: (string | number)[] = [
+    target.dedupeSeconds,
+    defaultJobName,
+    timestamp,
+    queue.token,
+    target.fence && target.fence.replicas > 0 ? '1' : '0',
+  ];
   for (const job of jobs) {
     keyList.push(dedupeMarkKey(target.markPrefix, job.dedupeKey), queue.toKey(job.dedupeKey));
     argList.push(job.dedupeKey, job.json, optsJson(job.dedupeKey, timestamp));

@@ -150,6 +150,40 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       ).to.equal(2);
     });
 
+    // WAIT waits for the connection's own last write. A duplicate writes nothing, so on another
+    // connection (a restarted receiver, the spool's replay) it used to pass at once, and the
+    // spooled copy of an event its master held unreplicated was deleted as a duplicate: lost
+    // if that master then failed.
+    it('answers a duplicate only once a replica holds the first write, also on another connection', async () => {
+      const briefWaitMs = 300;
+      const replica = await local.cluster.replicaOf(await local.cluster.masterOf(`${prefix}:x`));
+      const other = createReceiverQueue(local.target, prefix);
+      other.client.on('error', () => undefined);
+      try {
+        await ready(other.client);
+        const first = fencedTarget(receiverQueue, prefix, new ReplicaFence(briefWaitMs));
+        const second = fencedTarget(other, prefix, new ReplicaFence(briefWaitMs));
+        replica.pause();
+        try {
+          await expect(enqueueMany(first, [encodeWebhookJob(job('u1'))])).to.be.rejectedWith(
+            NotReplicatedError,
+          );
+          await expect(enqueueMany(second, [encodeWebhookJob(job('u1'))])).to.be.rejectedWith(
+            NotReplicatedError,
+          );
+        } finally {
+          replica.resume();
+        }
+        const patient = fencedTarget(other, prefix, new ReplicaFence(patientWaitMs));
+        expect(await enqueueMany(patient, [encodeWebhookJob(job('u1'))])).to.deep.equal(['duplicate']);
+        expect(
+          await onReplica(prefix, (direct) => direct.exists(`${prefix}:${WEBHOOK_QUEUE_NAME}:u1`)),
+        ).to.equal(1);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('fails with CROSSSLOT when the prefix has no hash tag (why start-up refuses one)', async () => {
       const untagged = uniqueName('plain');
       const plainQueue = createReceiverQueue(local.target, untagged);
