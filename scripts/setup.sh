@@ -30,12 +30,14 @@ apt_install() {
   # would ask its questions.
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
-# Whether dpkg knows a package but has not finished installing it (an interrupted install may have
-# unpacked its files). One dpkg does not know (installed another way, no dpkg) is not half installed.
+# shellcheck source=lib/dpkg-status.sh
+source scripts/lib/dpkg-status.sh
+# Whether dpkg knows a package but has not finished installing it (status_half_installed). One dpkg
+# does not know (installed another way, no dpkg) is not half installed.
 dpkg_half_installed() {
   command -v dpkg-query >/dev/null 2>&1 || return 1
   local status; status="$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" || return 1
-  [ -n "$status" ] && [ "$status" != "install ok installed" ] && [ "${status##* }" != "not-installed" ]
+  status_half_installed "$status"
 }
 # Stops a service a Debian package just started, and keeps it from starting at boot.
 stop_system_service() {

@@ -1,0 +1,13 @@
+# Sourced by scripts/setup.sh. Reads dpkg's status of a package, as `dpkg-query -W -f='${Status}'`
+# prints it: "<wanted> <flag> <state>", such as "install ok installed" or "hold ok installed".
+
+# Whether STATUS is an install that did not finish (an interrupted install may have unpacked its
+# files, and the next apt run would configure it and start its system service). Only the last
+# word, the package's state, says so: "hold" (apt-mark hold) or "deinstall" is what the
+# administrator wants next, not how far dpkg got.
+status_half_installed() {
+  case "${1##* }" in
+    installed | not-installed | config-files | '') return 1 ;;
+    *) return 0 ;;
+  esac
+}

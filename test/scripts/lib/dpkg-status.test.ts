@@ -1,0 +1,42 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { repoRoot } from '../../support/run-script.ts';
+
+/** Whether scripts/lib/dpkg-status.sh reads `status` as an install that did not finish. */
+function halfInstalled(status: string): boolean {
+  const run = spawnSync(
+    'bash',
+    ['-c', 'source scripts/lib/dpkg-status.sh && status_half_installed "$0"', status],
+    {
+      cwd: repoRoot,
+    },
+  );
+  if (run.status !== 0 && run.status !== 1)
+    throw new Error(`bash exited ${run.status}: ${run.stderr.toString()}`);
+  return run.status === 0;
+}
+
+describe('scripts/lib/dpkg-status.sh: which dpkg states setup.sh installs again', () => {
+  it('reads an installed package as finished, held (apt-mark hold) or not', () => {
+    expect(halfInstalled('install ok installed')).to.equal(false);
+    expect(halfInstalled('hold ok installed')).to.equal(false);
+  });
+
+  it('reads a package dpkg never installed, or removed with its configuration kept, as not half installed', () => {
+    expect(halfInstalled('unknown ok not-installed')).to.equal(false);
+    expect(halfInstalled('deinstall ok config-files')).to.equal(false);
+    expect(halfInstalled('')).to.equal(false);
+  });
+
+  it('reads an install cut short as half installed, whatever is wanted next', () => {
+    for (const status of [
+      'install ok unpacked',
+      'install ok half-configured',
+      'install reinstreq half-installed',
+      'install ok triggers-pending',
+      'hold ok half-configured',
+    ]) {
+      expect(halfInstalled(status), status).to.equal(true);
+    }
+  });
+});
