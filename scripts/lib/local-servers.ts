@@ -9,6 +9,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -435,6 +436,21 @@ function copyCluster(template: string, data: string): void {
   if (result.status !== 0) throw new Error(`copying the template cluster failed: ${result.stderr}`);
 }
 
+/**
+ * Makes a cluster beside `data` and renames it into place once whole: initdb writes PG_VERSION
+ * first, so one cut short (SIGKILL, a power cut) in place left a folder that every later start
+ * took for a finished cluster and failed on. A folder at `data` without PG_VERSION is no cluster
+ * (such a leftover), and is replaced.
+ */
+function makeCluster(data: string, dir: string, password: string | undefined, user: { uid?: number }): void {
+  const building = `${data}.initdb`;
+  rmSync(building, { recursive: true, force: true });
+  if (password === undefined) copyCluster(trustTemplate(user), building);
+  else initdb(building, dir, password, user);
+  rmSync(data, { recursive: true, force: true });
+  renameSync(building, data);
+}
+
 export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
   const port = options.port ?? (await freePort());
   const data = join(options.dir, 'data');
@@ -452,10 +468,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     spawnSync('chown', ['-R', 'postgres', options.dir]);
     letThrough(dirname(options.dir), account.gid);
   }
-  if (!existsSync(join(data, 'PG_VERSION'))) {
-    if (options.password === undefined && !existsSync(data)) copyCluster(trustTemplate(user), data);
-    else initdb(data, options.dir, options.password, user);
-  }
+  if (!existsSync(join(data, 'PG_VERSION'))) makeCluster(data, options.dir, options.password, user);
   const durability =
     options.durability === 'persistent'
       ? ['-c', 'synchronous_commit=off']

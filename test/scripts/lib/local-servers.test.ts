@@ -1,10 +1,14 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { ferretdbBinary, freePort, startPostgres, startRedis } from '../../../scripts/lib/local-servers.ts';
+import { pgAdminClient } from '../../../scripts/lib/pg-admin-client.ts';
+
+const localServersModule = fileURLToPath(new URL('../../../scripts/lib/local-servers.ts', import.meta.url));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -63,6 +67,56 @@ describe("the scripts' local servers (scripts/lib/local-servers.ts)", () => {
           /made by PostgreSQL 11, whose server is not installed \(installed: \d+\).*pg_upgrade/,
         );
       } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  // initdb writes PG_VERSION first: one killed in place mid-way (SIGKILL, a power cut) left a
+  // folder that every later start took for a finished cluster, and failed on until removed by hand.
+  describe('startPostgres after an initdb cut short', function () {
+    this.timeout(120_000);
+
+    it('makes the cluster again and starts', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pg-cut-'));
+      const pgDir = join(dir, 'pg');
+      const password = 'cut-short-test';
+      const first = spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import { startPostgres } from ${JSON.stringify(localServersModule)};\n` +
+            `await startPostgres({ dir: ${JSON.stringify(pgDir)}, password: ${JSON.stringify(password)} });`,
+        ],
+        { stdio: 'ignore' },
+      );
+      try {
+        const versionFile = () =>
+          ['data', 'data.initdb'].some((folder) => existsSync(join(pgDir, folder, 'PG_VERSION')));
+        const deadline = Date.now() + 60_000;
+        while (!versionFile()) {
+          if (Date.now() > deadline) throw new Error('initdb wrote no PG_VERSION within 60 s');
+          await sleep(5);
+        }
+        const cut = spawnSync('pkill', ['-KILL', '-f', `initdb -D ${pgDir}`]);
+        expect(cut.status, 'initdb was still running when it was killed').to.equal(0);
+        first.kill('SIGKILL');
+
+        const server = await startPostgres({ dir: pgDir, password });
+        try {
+          const client = pgAdminClient(server.url);
+          await client.connect();
+          try {
+            expect((await client.query('SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+          } finally {
+            await client.end();
+          }
+        } finally {
+          await server.stop();
+        }
+      } finally {
+        first.kill('SIGKILL');
         rmSync(dir, { recursive: true, force: true });
       }
     });
