@@ -38,9 +38,11 @@ if (args.length > 0) {
 /** Signals closer than this to the last one passed on are the same Ctrl-C. */
 const SAME_SIGNAL_MS = 250;
 
+// The IPC channel is how the stack learns that this process is gone however it ended: killed
+// outright (SIGKILL, the OOM killer), it could pass no signal on, and the stack's group ran on.
 const stack = spawn(process.execPath, [join(import.meta.dirname, 'lib', 'dev-stack-run.ts')], {
   detached: true,
-  stdio: ['ignore', 'inherit', 'inherit'],
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 let passedAt = -Infinity;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

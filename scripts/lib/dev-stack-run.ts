@@ -174,6 +174,15 @@ function onSignal(): void {
 }
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+// npm start (scripts/dev-stack.ts) holds the other end of this channel: it closes when that process
+// ends, also killed outright, which passes no signal on. The stack then stops as on Ctrl-C.
+if (process.channel) {
+  process.channel.unref();
+  process.once('disconnect', () => {
+    if (!stopping) say('npm start ended without stopping the stack; stopping it');
+    if (signals === 0) onSignal();
+  });
+}
 // A failure of the stack's own code still stops what it started, instead of leaving it running.
 process.on('uncaughtException', (error) => {
   if (!stopping) say(`failed: ${error.message}`);

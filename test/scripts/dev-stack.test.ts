@@ -572,6 +572,35 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     });
   });
 
+  // The stack runs in a process group of its own, which only npm start passes signals to: killed
+  // outright (SIGKILL, the OOM killer), it passed nothing on, and Redis, PostgreSQL and both
+  // services ran on, holding the data directory's lock against the next npm start.
+  describe('when npm start itself is killed outright', () => {
+    before(async () => {
+      await stopRunning();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-killed-'));
+    });
+    after(async () => {
+      for (const pid of processesIn(dataDir)) process.kill(pid, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('stops every process it started, and removes stack.pid and stack.env', async () => {
+      const { child } = await start();
+      const inner = Number(readFileSync(join(dataDir, 'stack.pid'), 'utf8').trim());
+      expect(isRunning(inner), 'the stack runs').to.equal(true);
+      child.kill('SIGKILL');
+      stack = undefined;
+      await waitFor(
+        () => !isRunning(inner) && processesIn(dataDir).length === 0,
+        60_000,
+        'every process of the stack to end',
+      );
+      expect(existsSync(join(dataDir, 'stack.env'))).to.equal(false);
+      expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
+    });
+  });
+
   // A service whose event loop never comes back (here: stopped with SIGSTOP) cannot run its own
   // shutdown deadline: the stack waited for it without end, and a second Ctrl-C did not help.
   describe('with a service that does not answer its signal', () => {
