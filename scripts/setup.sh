@@ -21,6 +21,8 @@ FERRETDB_MODULE="github.com/FerretDB/FerretDB"
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source=lib/heartbeat.sh
+source scripts/lib/heartbeat.sh
 # Installs Debian packages. dpkg --configure -a first: a run cut off during an install leaves dpkg
 # "interrupted", and every later apt-get would refuse until it is finished.
 apt_install() {
@@ -28,7 +30,7 @@ apt_install() {
   as_root apt-get update -qq
   # Through env: sudo's env_reset would drop a variable set before it, and tzdata (PostgreSQL's)
   # would ask its questions.
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  with_heartbeat "installing $*" as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 # shellcheck source=lib/dpkg-status.sh
 source scripts/lib/dpkg-status.sh
@@ -53,7 +55,7 @@ if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] \
   # Not `npm ci`: registries that serve only the Linux builds of optional native packages
   # (msgpackr-extract) leave the others out of the lock, and `npm ci` then refuses the lock as out
   # of sync. `npm install` installs the same locked versions and tolerates that.
-  npm install --no-audit --no-fund --loglevel=error
+  with_heartbeat "installing npm packages" npm install --no-audit --no-fund --loglevel=error
 fi
 
 # 2. redis-server from Debian. Also when an install was cut short (unpacked, not configured): the
@@ -114,13 +116,13 @@ if [ "$WITH_FERRETDB" = 1 ] && ! ferretdb_ok; then
   trap 'rm -rf "$work"' EXIT
   mkdir -p "$work/dl"
   (cd "$work/dl" && go mod init ferretdb-download >/dev/null 2>&1 \
-    && go mod download "${FERRETDB_MODULE}@${FERRETDB_VERSION}")
+    && with_heartbeat "downloading FerretDB's modules" go mod download "${FERRETDB_MODULE}@${FERRETDB_VERSION}")
   src="$(go env GOMODCACHE)/github.com/!ferret!d!b/!ferret!d!b@${FERRETDB_VERSION}"
   cp -r "$src" "$work/src" && chmod -R u+w "$work/src"
   echo "${FERRETDB_VERSION}" >"$work/src/build/version/version.txt"
   out="$(ferretdb_bin)"
   mkdir -p "$(dirname "$out")"
-  (cd "$work/src" && go build -trimpath -o "$out" ./cmd/ferretdb)
+  (cd "$work/src" && with_heartbeat "building FerretDB" go build -trimpath -o "$out" ./cmd/ferretdb)
   rm -rf "$work"
   ferretdb_ok || { say "FerretDB build did not produce ${FERRETDB_VERSION} at $(ferretdb_bin)"; exit 1; }
 fi

@@ -9,6 +9,8 @@ function halfInstalled(status: string): boolean {
     ['-c', 'source scripts/lib/dpkg-status.sh && status_half_installed "$0"', status],
     {
       cwd: repoRoot,
+      // stdin not a socket: bash sources ~/.bashrc when it looks run by a remote shell daemon.
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   if (run.status !== 0 && run.status !== 1)
