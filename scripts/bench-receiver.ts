@@ -53,7 +53,7 @@ import {
   type SignedBenchRequest as SignedBody,
 } from './lib/bench-body.ts';
 import type { CommandStats } from './lib/redis-command-stats.ts';
-import { receiverBenchReport, type Figures } from './lib/bench-receiver-report.ts';
+import { benchFailures, receiverBenchReport, type Figures } from './lib/bench-receiver-report.ts';
 
 // A garbage count (BENCH_ROUNDS=eight) gave NaN, no round at all, empty tables and exit 0.
 const settings = loadOrExit(() =>
@@ -376,7 +376,8 @@ async function load(
   }
   return {
     mode,
-    requestsPerSecond: result.requests.average,
+    // Answers 2xx a second: a refusal, answered at once, is no throughput (failures are below).
+    requestsPerSecond: result['2xx'] / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -436,6 +437,9 @@ async function main(): Promise<void> {
     await stop();
   }
   process.stdout.write(receiverBenchReport(results));
+  const failures = benchFailures(results);
+  for (const failure of failures) process.stdout.write(`FAILED ${failure}\n`);
+  if (failures.length > 0) process.exitCode = 1;
 }
 
 /** Another checkout's receiver, started by its own serve mode (so configured by its own code). */

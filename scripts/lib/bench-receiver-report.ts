@@ -21,6 +21,7 @@ export interface Figures {
    * without its store, BENCH_SPLIT=1).
    */
   mode: string;
+  /** Requests answered 2xx a second. */
   requestsPerSecond: number;
   p50: number;
   p99: number;
@@ -198,4 +199,19 @@ function summary(results: readonly Figures[]): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The runs that had requests not answered 2xx (refused, failed, timed out), one line each: their
+ * figures measured something else than the acknowledged path, so the run fails.
+ */
+export function benchFailures(
+  results: readonly Pick<Figures, 'round' | 'mode' | 'non2xx' | 'errors' | 'total'>[],
+): string[] {
+  return results
+    .filter((r) => r.non2xx + r.errors > 0)
+    .map(
+      (r) =>
+        `round ${r.round}, ${r.mode}: ${r.non2xx} answers not 2xx and ${r.errors} errors or timeouts of ${r.total} requests`,
+    );
 }

@@ -22,7 +22,11 @@ describe('scripts/bench-worker.ts', () => {
     });
 
     it('deletes a comment and the post through the worker, confirmed by query, each beside its bare SQL', () => {
-      expect(result.code, result.stderr).to.equal(0);
+      // A target missed fails the run (exit 1, a MISSED row); a small run on a test machine may.
+      expect(result.code, result.stderr).to.be.oneOf([0, 1]);
+      expect(result.code === 1, 'exit 1 exactly when a row says MISSED').to.equal(
+        /\bMISSED\b/.test(result.stdout),
+      );
       // 30 comments: every tenth a reply to the first (3), the other 27 on the post itself.
       expect(result.stdout).to.match(
         /\| comment deleted from a group of 27 actors, ms +\| +\d+\.\d \| +\d+\.\d \| +\|/,

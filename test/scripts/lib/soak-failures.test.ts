@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import { soakFailures, type SoakMinute } from '../../../scripts/lib/soak-failures.ts';
+
+const minute = (overrides: Partial<SoakMinute>): SoakMinute => ({
+  minute: 1,
+  sent: 6_000,
+  non200: 0,
+  rssMb: [80, 120, 120],
+  heapMb: [20, 40, 40],
+  loopP99Ms: [2, 3, 3],
+  ackP99Ms: 4,
+  apiP99Ms: 6,
+  apiCalls: 1_000,
+  apiFailed: 0,
+  lagP99Ms: 120,
+  lagCount: 3_000,
+  ...overrides,
+});
+
+describe('soakFailures: a soak run whose requests failed says so (scripts/lib/soak-failures.ts)', () => {
+  it('finds nothing in minutes where every delivery and read succeeded and records arrived', () => {
+    expect(soakFailures([minute({ minute: 1 }), minute({ minute: 2 })])).to.deep.equal([]);
+  });
+
+  it('names refused deliveries, failed reads and minutes no stream record arrived in', () => {
+    expect(
+      soakFailures([
+        minute({ minute: 1, non200: 3 }),
+        minute({ minute: 2, apiFailed: 2, lagCount: 0 }),
+        minute({ minute: 3, non200: 1, lagCount: 0 }),
+      ]),
+    ).to.deep.equal([
+      '4 deliveries were not acknowledged with 200',
+      '2 history reads failed',
+      'no stream record arrived in minute 2, 3',
+    ]);
+  });
+});
