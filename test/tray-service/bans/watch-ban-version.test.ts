@@ -37,6 +37,8 @@ describe('watchBanVersion (real Redis)', () => {
   it('takes the newest version it reads or is told, and asks for nothing while it holds', async () => {
     await waitFor(async () => watch.seen() === 1000, 2_000, 'the version read');
     watch.observe(1002);
+    // Told: taken at once, before Redis says so too (read below, it would pass either way).
+    expect(watch.seen()).to.equal(1002);
     await redis.set(versionKey, '1002');
     await sleep(100);
     expect(watch.seen()).to.equal(1002);

@@ -86,14 +86,11 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       commentId: 'cm-d2',
       createdAt: minute(2),
     });
-    const started = Date.now();
     await tray.worker.queue.add(jobDataOf(envelope), { ...webhookJobOptions, jobId: 'demo-d2' });
+    // The bound is the wait's own: a record later than 2 s fails it.
     await page.locator('#records li[data-id="comment_p-d2_u-demo"]').waitFor({ timeout: 2_000 });
-    const elapsed = Date.now() - started;
-    expect(elapsed).to.be.below(2_000);
     await badge('2', 2_000);
     expect(await page.locator('#records li').count()).to.equal(2);
-    process.stdout.write(`      queued job to the open page: ${elapsed} ms\n`);
   });
 
   it('marks a record read and the badge follows, through the stream', async () => {

@@ -116,28 +116,33 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       }
     });
 
+    // Each wait looks only at events sent after the action: the streams are shared by these tests,
+    // and their first event was already an unread count of 0.
     it('sends read and the new count when a record is marked read through either instance', async () => {
+      const from = [one.events.length, two.events.length];
       const marked = await request(tray.instance(1).base)
         .post('/notifications/v2/read')
         .set('Authorization', await bearer(user))
         .send({ verb: 'comment', targetId: 'p-o1' });
       expect(marked.status).to.equal(200);
-      for (const s of [one, two]) {
-        const read = await s.next(named('read'));
+      for (const [i, s] of [one, two].entries()) {
+        const read = await s.next(named('read'), { from: from[i] });
         expect(dataOf(read)).to.deep.equal({ ids: [recordId(user, 'p-o1')] });
         await s.next(
           (event) =>
             event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 0,
+          { from: from[i] },
         );
       }
     });
 
     it('sends read for mark-all-as-read', async () => {
-      await tray.worker.deliver(comment(user, 'p-o2', 11));
       const from = [one.events.length, two.events.length];
+      await tray.worker.deliver(comment(user, 'p-o2', 11));
       await one.next(
         (event) =>
           event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
+        { from: from[0] },
       );
       const marked = await request(tray.instance(0).base)
         .get('/notifications/v3/mark-all-as-read')
