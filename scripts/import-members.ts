@@ -39,12 +39,23 @@ Environment: ${storageVariables}.
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done but some lines were invalid.
 `;
 
-function positiveInt(value: string | undefined, name: string, fallback: number): number {
+function positiveInt(value: string | undefined, name: string, fallback: number, max?: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new UsageError(`--${name}: expected a whole number >= 1`);
+  const tooLarge = max !== undefined && Number(value) > max;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || tooLarge)
+    throw new UsageError(
+      max === undefined
+        ? `--${name}: expected a whole number >= 1`
+        : `--${name}: expected a whole number from 1 to ${max}`,
+    );
   return Number(value);
 }
+
+/** One batch is one transaction (PostgreSQL) and is held in memory: a file's worth would be. */
+const MAX_BATCH_SIZE = 10_000;
+
+/** How far ahead of this machine's clock a list's time may be: another machine's clock. */
+const CLOCK_ALLOWANCE_MS = 5 * 60_000;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(
@@ -75,7 +86,7 @@ async function main(): Promise<number> {
   const givenAsOf = values['as-of'] === undefined ? undefined : parseIsoTime(values['as-of'])?.getTime();
   if (values['as-of'] !== undefined && givenAsOf === undefined)
     throw new UsageError('--as-of: expected an ISO 8601 time');
-  const batchSize = positiveInt(values['batch-size'], 'batch-size', 1000);
+  const batchSize = positiveInt(values['batch-size'], 'batch-size', 1000, MAX_BATCH_SIZE);
   const maxErrors = positiveInt(values['max-errors'], 'max-errors', 20);
   let stats: Stats;
   try {
@@ -98,6 +109,16 @@ async function main(): Promise<number> {
   // between, and bring those members back.
   const asOf = givenAsOf ?? Math.floor(stats.mtimeMs);
   const asOfSource = givenAsOf === undefined ? "the file's time" : '--as-of';
+  // A list from the future would hold its members back until then, and no later import could
+  // undo it: each would read as older than the state this one stored.
+  if (asOf > Date.now() + CLOCK_ALLOWANCE_MS) {
+    const shown = new Date(asOf).toISOString();
+    throw new UsageError(
+      givenAsOf === undefined
+        ? `${file}: the file's time (${shown}) is in the future; give the time the list was taken with --as-of`
+        : `--as-of: ${shown} is in the future; give the time the list was taken`,
+    );
+  }
   // Before anything changes: the time to give --as-of on a run after the file was edited.
   process.stdout.write(`importing ${file} as of ${new Date(asOf).toISOString()} (${asOfSource})\n`);
 

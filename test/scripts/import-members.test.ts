@@ -332,6 +332,43 @@ describe('scripts/import-members.ts', function () {
         expect(result.stderr, asOf).to.include('--as-of: expected an ISO 8601 time');
       }
     });
+    // A list from the future holds its members back until then, and no later import could undo
+    // it: each would read as older than the stored state.
+    it('an --as-of in the future, or a file whose time is, exits 2 naming it, and imports nothing', async () => {
+      const file = join(dir, 'future.csv');
+      writeFileSync(file, 'communityId,userId\nc-future,u-1\n');
+      const given = await run([file, '--as-of', '2062-11-20']);
+      expect(given.code).to.equal(2);
+      expect(given.stderr).to.include('--as-of: 2062-11-20T00:00:00.000Z is in the future');
+      const later = new Date(Date.now() + 3_600_000);
+      utimesSync(file, later, later);
+      const fromFile = await run([file]);
+      expect(fromFile.code).to.equal(2);
+      expect(fromFile.stderr).to.include(`the file's time (${later.toISOString().slice(0, 19)}`);
+      expect(await members().countDocuments({ communityId: 'c-future' })).to.equal(0);
+    });
+    it('a --batch-size over 10,000 exits 2 (one batch is one transaction, held in memory)', async () => {
+      const file = join(dir, 'batch.csv');
+      writeFileSync(file, 'communityId,userId\nc-1,u-1\n');
+      const result = await run([file, '--batch-size', '100000000']);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('--batch-size: expected a whole number from 1 to 10000');
+    });
+    // An events export has communityId and userId on every line: taken for a member list, every
+    // actor of it became a member again, leavers and banned users too.
+    it('refuses NDJSON lines with keys other than communityId, userId and joinedAt', async () => {
+      const file = join(dir, 'events.ndjson');
+      writeFileSync(
+        file,
+        `${JSON.stringify({ key: 'k1', event: 'post.didCreate', communityId: 'c-events', userId: 'u-1' })}\n`,
+      );
+      const result = await run([file, '--as-of', '2026-11-20']);
+      expect(result.code).to.equal(3);
+      expect(result.stderr).to.include(
+        'unexpected keys key, event (a member line holds communityId, userId and joinedAt)',
+      );
+      expect(await members().countDocuments({ communityId: 'c-events' })).to.equal(0);
+    });
     it('an unknown format exits 2', async () => {
       const file = join(dir, 'members.txt');
       writeFileSync(file, 'x');

@@ -93,6 +93,8 @@ export function parseCsvLine(line: string, columns: ReturnType<typeof csvColumns
   return toMemberRow(at(columns.communityId), at(columns.userId), at(columns.joinedAt));
 }
 
+const MEMBER_KEYS = new Set(['communityId', 'userId', 'joinedAt']);
+
 export function parseNdjsonLine(line: string): LineResult {
   let value: unknown;
   try {
@@ -104,5 +106,13 @@ export function parseNdjsonLine(line: string): LineResult {
     return { ok: false, reason: 'expected a JSON object' };
   }
   const record = value as Record<string, unknown>;
+  // A line of another export (an events export has communityId and userId too) is no member.
+  const unexpected = Object.keys(record).filter((key) => !MEMBER_KEYS.has(key));
+  if (unexpected.length > 0) {
+    return {
+      ok: false,
+      reason: `unexpected keys ${unexpected.slice(0, 5).join(', ')} (a member line holds communityId, userId and joinedAt)`,
+    };
+  }
   return toMemberRow(record.communityId, record.userId, record.joinedAt);
 }
