@@ -3,8 +3,11 @@
  * GET /admin/events/export, straight from the tray's storage (no running tray service needed).
  */
 import {
+  closeSync,
   createWriteStream,
   existsSync,
+  fsyncSync,
+  openSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -54,6 +57,7 @@ Options:
   --resume                go on with <file>.partial, left by an interrupted run with the same
                           filters, after its last complete line (without it, an old
                           <file>.partial is removed and the export starts again)
+  --force                 replace <file> if it exists (without it, an existing <file> is refused)
   --count-up-to <n>       count the matches for the progress bar up to n (default 1000000);
                           past it the progress shows how many so far, without a total
   -h, --help              show this help
@@ -93,6 +97,7 @@ async function main(): Promise<number> {
         since: { type: 'string' },
         until: { type: 'string' },
         resume: { type: 'boolean' },
+        force: { type: 'boolean' },
         'count-up-to': { type: 'string' },
       },
       allowPositionals: true,
@@ -100,12 +105,15 @@ async function main(): Promise<number> {
     usage,
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}\n${usage}`);
-  const { out: given, resume, 'count-up-to': countUpTo, ...filters } = values;
+  const { out: given, resume, force, 'count-up-to': countUpTo, ...filters } = values;
   if (!given) throw new UsageError(`--out: the output file is required\n${usage}`);
   const out = commandLinePath(given);
   const countBound = countBoundOf(countUpTo);
   const filter = filterOf(filters);
   checkOutFolder(out, given.endsWith('/'));
+  // Two exports to one name (another user's, another day's) replaced the first without a word.
+  if (force !== true && existsSync(out))
+    throw new UsageError(`--out: ${out} exists; name another file, or give --force to replace it`);
   const partial = `${out}.partial`;
   const unlock = lockPartial(partial);
   try {
@@ -216,7 +224,11 @@ async function exportTo(
       createWriteStream(partial, { flags: 'a', mode: 0o600 }),
     );
     shown.update(written);
+    // On disk before it gets the final name: a power cut after the rename must not leave a
+    // short file under the name that says the export is whole.
+    syncFile(partial);
     renameInPlace(partial, out);
+    syncFile(dirname(out));
     rmSync(filterFileOf(partial), { force: true });
   } catch (error) {
     bar?.stop();
@@ -231,6 +243,15 @@ async function exportTo(
     `exported ${written} events${after ? ' more' : ''} to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
   return 0;
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

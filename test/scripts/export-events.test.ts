@@ -101,13 +101,26 @@ describe('scripts/export-events.ts', function () {
     expect(refused.stderr).to.include('--count-up-to: expected a whole number from 1 to');
   });
 
-  it('writes a file only its owner can read (raw payloads), also over an existing one', async () => {
+  it('writes a file only its owner can read (raw payloads), also over an existing one with --force', async () => {
     const out = join(dir, 'private.ndjson');
     writeFileSync(out, 'old\n', { mode: 0o644 });
     writeFileSync(`${out}.partial`, 'left by an interrupted run\n', { mode: 0o644 });
-    const result = await runScript('scripts/export-events.ts', ['--out', out], env);
+    const result = await runScript('scripts/export-events.ts', ['--out', out, '--force'], env);
     expect(result.code).to.equal(0);
     expect((statSync(out).mode & 0o777).toString(8)).to.equal('600');
+  });
+
+  // Two exports to one name (another user's, another day's) replaced the first without a word.
+  it('refuses an --out that exists without --force, naming it, and leaves it as it was', async () => {
+    const out = join(dir, 'kept.ndjson');
+    writeFileSync(out, 'an earlier export\n');
+    const result = await runScript('scripts/export-events.ts', ['--out', out], env);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include(
+      `--out: ${out} exists; name another file, or give --force to replace it`,
+    );
+    expect(readFileSync(out, 'utf8')).to.equal('an earlier export\n');
+    expect(existsSync(`${out}.partial`)).to.equal(false);
   });
 
   describe('--resume', () => {
