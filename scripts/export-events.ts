@@ -278,7 +278,8 @@ function renameInPlace(partial: string, out: string): void {
 function lockPartial(partial: string): () => void {
   return takePidLock(
     `${partial}.lock`,
-    'node',
+    // Its command line names the script: after a reboot the pid may be any other Node program's.
+    'export-events',
     (holder) =>
       new UsageError(`another run (process ${holder}) is writing ${partial}; wait for it to end, or stop it`),
   );

@@ -166,12 +166,17 @@ describe('scripts/export-events.ts', function () {
     it('refuses a second run on the same file while one runs, and takes over the lock of one that was killed', async () => {
       const out = await interrupted('locked.ndjson', [], 500);
       const lock = `${out}.partial.lock`;
-      // The test's own process stands for a run still going.
-      writeFileSync(lock, `${process.pid}\n`);
-      const refused = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
-      expect(refused.code).to.equal(2);
-      expect(refused.stderr).to.include(`another run (process ${process.pid}) is writing ${out}.partial`);
-      expect(readFileSync(`${out}.partial`, 'utf8').split('\n')).to.have.lengthOf(501);
+      // A process whose command line names export-events stands for a run still going.
+      const running = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)', 'export-events']);
+      try {
+        writeFileSync(lock, `${running.pid}\n`);
+        const refused = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+        expect(refused.code).to.equal(2);
+        expect(refused.stderr).to.include(`another run (process ${running.pid}) is writing ${out}.partial`);
+        expect(readFileSync(`${out}.partial`, 'utf8').split('\n')).to.have.lengthOf(501);
+      } finally {
+        running.kill('SIGKILL');
+      }
       // A run killed: its process is gone.
       const gone = spawnSync('true').pid;
       writeFileSync(lock, `${gone}\n`);
@@ -179,6 +184,21 @@ describe('scripts/export-events.ts', function () {
       expect(resumed.code, resumed.stderr).to.equal(0);
       expect(readLines(out)).to.have.lengthOf(1200);
       expect(existsSync(lock)).to.equal(false);
+    });
+
+    // After a reboot, a killed run's pid may be another Node program's (the tray service): that is
+    // no run, and the lock is taken over instead of telling the operator to stop that program.
+    it('takes over a lock whose pid is now another Node program', async () => {
+      const out = await interrupted('reused-pid.ndjson', [], 500);
+      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+      try {
+        writeFileSync(`${out}.partial.lock`, `${other.pid}\n`);
+        const resumed = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+        expect(resumed.code, resumed.stderr).to.equal(0);
+        expect(readLines(out)).to.have.lengthOf(1200);
+      } finally {
+        other.kill('SIGKILL');
+      }
     });
 
     // The storage is opened before any file is touched: a run that cannot reach it changes nothing.
