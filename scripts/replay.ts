@@ -17,7 +17,7 @@ import { TimeoutError } from '../shared/errors/timeout-error.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { withTimeout } from '../shared/time/with-timeout.ts';
 import { commandLinePath, parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
-import { failedJobIds, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
+import { countFailed, failedJobIdPages, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
 
 /** The queues whose failed jobs a replay moves back; a spool holds only webhook events. */
@@ -185,16 +185,30 @@ async function main(): Promise<number> {
       );
       return totals.invalid > 0 ? 3 : 0;
     }
-    const ids = await failedJobIds(queue, values.limit === undefined ? Infinity : Number(values.limit));
+    const limit = values.limit === undefined ? Infinity : Number(values.limit);
+    const upTo = Date.now();
+    const total = await countFailed(queue, limit);
     if (values['dry-run']) {
       process.stdout.write(
-        `${ids.length} failed jobs in ${queueName} would be moved back to waiting ${onRedis}\n`,
+        `${total} failed jobs in ${queueName} would be moved back to waiting ${onRedis}\n`,
       );
       return 0;
     }
     const bar = progressBar('retrying', 'jobs');
-    bar.start(ids.length, 0);
-    const counts = await retryFailedJobs(queue, ids, (done) => bar.update(done)).finally(() => bar.stop());
+    bar.start(total, 0);
+    const counts = { moved: 0, skipped: 0, errors: 0 };
+    try {
+      let done = 0;
+      for await (const ids of failedJobIdPages(queue, { limit, upTo })) {
+        const page = await retryFailedJobs(queue, ids, (inPage) => bar.update(done + inPage));
+        done += ids.length;
+        counts.moved += page.moved;
+        counts.skipped += page.skipped;
+        counts.errors += page.errors;
+      }
+    } finally {
+      bar.stop();
+    }
     process.stdout.write(
       `${queueName}: ${counts.moved} failed jobs moved back to waiting, ${counts.skipped} skipped ` +
         `(no longer failed), ${counts.errors} errors ${onRedis}\n`,

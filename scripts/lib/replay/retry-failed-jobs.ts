@@ -8,21 +8,63 @@ export interface RetryCounts {
   errors: number;
 }
 
-/** bull's Queue#getRanges, which its type declarations leave out: a state's job ids, in one call. */
-interface WithRanges {
-  getRanges(types: string[], start: number, end: number, asc: boolean): Promise<string[]>;
+/** Failed jobs read per call: the whole set in one would stall the Redis the receiver writes to. */
+export const FAILED_PAGE = 1_000;
+
+/** The failed set's key (bull keeps it as a sorted set scored by each job's failure time). */
+const failedKey = (queue: Bull.Queue) => (queue as unknown as { keys: { failed: string } }).keys.failed;
+
+/** How many jobs failed by now, at most `limit`: one call, whatever the set holds. */
+export async function countFailed(queue: Bull.Queue, limit: number): Promise<number> {
+  return Math.min(await queue.client.zcard(failedKey(queue)), limit);
 }
 
 /**
- * Ids of the failed set as it is now, oldest failure first (the failed set is ordered by the time
- * each job failed; those that failed first are the nearest to its trimming), in one call: paging by
- * position would skip jobs when others fail meanwhile and shift the set. Jobs that fail again during
- * the replay are not replayed twice.
+ * Ids of the jobs that failed up to `upTo` (ms; now by default), oldest failure first (those
+ * nearest to the set's trimming), at most `limit`, in pages of `pageSize` read by failure time:
+ * a job moved back leaves the set and shifts every position, so pages by position would skip
+ * jobs; by time they cannot. Jobs that fail again meanwhile get a later time, past `upTo`, and are
+ * not replayed twice. Jobs of one failure time go in the set's own order (by id), after the ones
+ * of that time already given.
  */
-export async function failedJobIds(queue: Bull.Queue, limit: number): Promise<string[]> {
-  const end = Number.isFinite(limit) ? limit - 1 : -1;
-  const ids = await (queue as unknown as WithRanges).getRanges(['failed'], 0, end, true);
-  return [...new Set(ids.map(String))];
+export async function* failedJobIdPages(
+  queue: Bull.Queue,
+  options: { limit: number; upTo?: number; pageSize?: number },
+): AsyncGenerator<string[]> {
+  const { limit, upTo = Date.now(), pageSize = FAILED_PAGE } = options;
+  const key = failedKey(queue);
+  let from = '-inf';
+  /** Ids already given whose failure time is `from`: read again with it, so skipped here. */
+  let givenAtFrom = new Set<string>();
+  let given = 0;
+  while (given < limit) {
+    const reply = await queue.client.zrangebyscore(
+      key,
+      from,
+      upTo,
+      'WITHSCORES',
+      'LIMIT',
+      0,
+      Math.min(pageSize, limit - given) + givenAtFrom.size,
+    );
+    const page: string[] = [];
+    let lastScore = from;
+    for (let i = 0; i + 1 < reply.length; i += 2) {
+      const id = reply[i] as string;
+      const score = reply[i + 1] as string;
+      if (score === from && givenAtFrom.has(id)) continue;
+      if (score !== lastScore) {
+        lastScore = score;
+        givenAtFrom = new Set();
+      }
+      givenAtFrom.add(id);
+      page.push(id);
+    }
+    if (page.length === 0) return;
+    from = lastScore;
+    given += page.length;
+    yield page;
+  }
 }
 
 /**

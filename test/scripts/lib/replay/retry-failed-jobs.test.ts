@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { retryFailedJobs } from '../../../../scripts/lib/replay/retry-failed-jobs.ts';
+import { failedJobIdPages, retryFailedJobs } from '../../../../scripts/lib/replay/retry-failed-jobs.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
@@ -59,6 +59,42 @@ describe('retryFailedJobs (npm run replay -- failed)', function () {
         await new Promise((resolve) => setTimeout(resolve, 20));
       expect(runs).to.equal(4);
       expect(await (await queue.getJob('again'))?.getState()).to.equal('completed');
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+// The whole failed set in one call (ZRANGE 0 -1 of millions of ids) stalled the Redis the
+// receiver writes to, and held every id in memory.
+describe('failedJobIdPages (npm run replay -- failed)', function () {
+  this.timeout(30_000);
+  const prefix = useQueuePrefix();
+
+  it('gives every job that failed by then once, oldest first, in pages, ties and a shrinking set included', async () => {
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    try {
+      const key = `${prefix}:${queue.name}:failed`;
+      // 25 jobs over 6 failure times (ties of up to 8), one failed after the run began.
+      const entries = Array.from({ length: 25 }, (_, n) => ({
+        id: `j-${String(n).padStart(2, '0')}`,
+        at: 1_000 + Math.floor(n / 5) * 10,
+      }));
+      entries.push({ id: 'j-later', at: 5_000 });
+      await queue.client.zadd(key, ...entries.flatMap(({ id, at }) => [at, id]));
+      const pages: string[][] = [];
+      for await (const page of failedJobIdPages(queue, { limit: Infinity, upTo: 2_000, pageSize: 7 })) {
+        pages.push(page);
+        // As a replay does: the page's jobs leave the set before the next page is read.
+        await queue.client.zrem(key, ...page.slice(0, 3));
+      }
+      expect(pages.map((page) => page.length)).to.deep.equal([7, 7, 7, 4]);
+      expect(pages.flat()).to.deep.equal(entries.slice(0, 25).map(({ id }) => id));
+
+      const limited: string[] = [];
+      for await (const page of failedJobIdPages(queue, { limit: 5, upTo: 10_000, pageSize: 3 }))
+        limited.push(...page);
+      expect(limited).to.have.lengthOf(5);
     } finally {
       await queue.close();
     }
