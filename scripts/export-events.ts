@@ -29,7 +29,7 @@ import { lastCompleteLine } from './lib/last-complete-line.ts';
 import { takePidLock } from './lib/pid-lock.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { commandLinePath, onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
-import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
+import { openScriptStorage, scriptStorageName, storageVariables } from './lib/open-script-storage.ts';
 import { parseEventsFilter } from '../tray-service/admin/parse-events-filter.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 
@@ -115,9 +115,13 @@ async function main(): Promise<number> {
   if (force !== true && existsSync(out))
     throw new UsageError(`--out: ${out} exists; name another file, or give --force to replace it`);
   const partial = `${out}.partial`;
+  const source = scriptStorageName();
+  // The filters alone let a resume in a shell pointed at another deployment append its events to
+  // this one's: one file that reads as one export of one database.
+  if (resume === true) checkSameSource(partial, source);
   const unlock = lockPartial(partial);
   try {
-    return await exportTo(out, partial, filter, { resume: resume === true, countBound }, unlock);
+    return await exportTo(out, partial, filter, { resume: resume === true, countBound, source }, unlock);
   } finally {
     unlock();
   }
@@ -172,9 +176,10 @@ async function exportTo(
   out: string,
   partial: string,
   filter: EventsFilter,
-  { resume, countBound }: { resume: boolean; countBound: number },
+  options: { resume: boolean; countBound: number; source: string },
   unlock: () => void,
 ): Promise<number> {
+  const { resume, countBound } = options;
   // Files are touched only once the storage is open: a run that cannot reach it (or is
   // misconfigured) must not remove the partial export of an earlier one.
   // Read-only: an analytics role may hold SELECT alone, or DATABASE_URL name a replica, and an
@@ -182,7 +187,7 @@ async function exportTo(
   const storage = await openScriptStorage('export-events', { readOnly: true });
   let after: ReturnType<typeof resumedAfter>;
   try {
-    after = resume ? resumedAfter(partial, filter) : startAfresh(partial, filter);
+    after = resume ? resumedAfter(partial, filter) : startAfresh(partial, filter, options.source);
   } catch (error) {
     await storage.close();
     throw error;
@@ -230,6 +235,7 @@ async function exportTo(
     renameInPlace(partial, out);
     syncFile(dirname(out));
     rmSync(filterFileOf(partial), { force: true });
+    rmSync(sourceFileOf(partial), { force: true });
   } catch (error) {
     bar?.stop();
     sayStopped();
@@ -288,16 +294,30 @@ function lockPartial(partial: string): () => void {
 /** Beside a partial export: the filters it was started with, so --resume cannot mix two exports. */
 const filterFileOf = (partial: string) => `${partial}.filters.json`;
 
+/** Beside a partial export: the database it reads (scriptStorageName), for the same reason. */
+const sourceFileOf = (partial: string) => `${partial}.source`;
+
+/** Refuses to resume a partial export started on another database (one of before this is taken). */
+function checkSameSource(partial: string, source: string): void {
+  if (!existsSync(sourceFileOf(partial))) return;
+  const kept = readFileSync(sourceFileOf(partial), 'utf8').trim();
+  if (kept !== source)
+    throw new UsageError(
+      `--resume: ${partial} was started on ${kept}, and this run reads ${source}; point the storage variables at that database, or run without --resume`,
+    );
+}
+
 /** The filter as its file keeps it: keys in order, times as ISO text. */
 const filterText = (filter: EventsFilter) =>
   JSON.stringify(Object.fromEntries(Object.entries(filter).sort(([a], [b]) => a.localeCompare(b))));
 
 /** A new, empty partial file readable by its owner only, and its filters beside it; nothing to skip. */
-function startAfresh(partial: string, filter: EventsFilter): undefined {
+function startAfresh(partial: string, filter: EventsFilter, source: string): undefined {
   rmSync(partial, { force: true });
   // `wx` creates the file anew (an old one is removed first), so the mode applies.
   writeFileSync(partial, '', { flag: 'wx', mode: 0o600 });
   writeFileSync(filterFileOf(partial), `${filterText(filter)}\n`, { mode: 0o600 });
+  writeFileSync(sourceFileOf(partial), `${source}\n`, { mode: 0o600 });
   return undefined;
 }
 

@@ -1,3 +1,4 @@
+import { ConnectionString } from 'mongodb-connection-string-url';
 import { resolveTrayStorage, trayStorageShape } from '../../shared/config/tray-storage-config.ts';
 import { trayWorkerShape } from '../../shared/config/tray-worker-config.ts';
 import { createLogger } from '../../shared/logging/create-logger.ts';
@@ -30,4 +31,18 @@ export async function openScriptStorage(
     fanOutBatch: env.TRAY_FANOUT_BATCH,
     ...(options.readOnly ? { readOnly: true } : {}),
   });
+}
+
+/**
+ * Which database the storage variables name, without credentials (`postgres db.example:5432/tray`,
+ * `mongodb a:27017,b:27017/tray`): what a file a script leaves for a later run records, so that
+ * run can tell it reads the same one.
+ */
+export function scriptStorageName(): string {
+  const config = resolveTrayStorage(scriptEnv(trayStorageShape));
+  if (config.engine === 'postgres') {
+    const url = new URL(config.url);
+    return `postgres ${url.host}${url.pathname}`;
+  }
+  return `mongodb ${new ConnectionString(config.uri).hosts.join(',')}/${config.dbName}`;
 }

@@ -201,6 +201,30 @@ describe('scripts/export-events.ts', function () {
       }
     });
 
+    // The filters alone let a resume in a shell pointed at another deployment append that one's
+    // events: a file that read as one export of one database.
+    it('refuses to go on with an export started on another database, and leaves it as it was', async () => {
+      const out = await interrupted('other-database.ndjson', [], 500);
+      const before = readFileSync(`${out}.partial`, 'utf8');
+      const other =
+        env.DATABASE_URL !== undefined
+          ? { DATABASE_URL: env.DATABASE_URL.replace(/\/[^/?]*(\?|$)/, '/another_deployment$1') }
+          : { MONGODB_DB: 'another_deployment' };
+      const refused = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], {
+        ...env,
+        ...other,
+      });
+      expect(refused.code).to.equal(2);
+      expect(refused.stderr).to.match(
+        /--resume: .* was started on (postgres|mongodb) .*, and this run reads .*another_deployment/,
+      );
+      expect(refused.stderr).to.not.match(/:[^:@/]*@/);
+      expect(readFileSync(`${out}.partial`, 'utf8')).to.equal(before);
+      const resumed = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      expect(readLines(out)).to.have.lengthOf(1200);
+    });
+
     // The storage is opened before any file is touched: a run that cannot reach it changes nothing.
     it('leaves an interrupted export as it was when a fresh run cannot open the storage', async () => {
       const out = await interrupted('kept-on-bad-config.ndjson', [], 500);
