@@ -57,7 +57,13 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
     // The filter is the body's; one sent in the query (as every other call selecting events takes
     // it) would otherwise be dropped, and the replay take every stored event.
     parseQuery(nothing, req.query);
-    const filter = parseEventsFilter(req.body ?? {}, 'field');
+    // No body is no filter, not every event: a bare POST (a curl without -d) replayed them all.
+    if (req.body === undefined)
+      throw new AppError(
+        'VALIDATION',
+        'body: send the events filter as a JSON object ({} replays every stored event)',
+      );
+    const filter = parseEventsFilter(req.body, 'field');
     const started = await deps.replays.start(filter);
     if ('busy' in started) {
       throw new AppError(

@@ -178,6 +178,16 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
       for (const user of USERS)
         expect(keysOf(after[user]!.records), user).to.deep.equal(keysOf(before[user]!.records));
     });
+    // The document requires a body; without one the handler read an empty filter and replayed
+    // every stored event (up to REPLAY_MAX_EVENTS): a bare POST, a curl without -d, did that.
+    it('refuses a replay without a body, naming it, and starts nothing ({} is every event)', async () => {
+      const res = await request(app).post('/admin/events/replay').set(admin).expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'body: send the events filter as a JSON object ({} replays every stored event)',
+      });
+    });
     it('refuses a filter matching more than the most one replay may take, naming it', async () => {
       const res = await request(app).post('/admin/events/replay').set(admin).send({}).expect(400);
       expect(res.body.message).to.match(/^filter: matches more than 4 events, at most 4 per replay/);
