@@ -2,6 +2,8 @@ import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { AdminSessions } from './admin-sessions.ts';
 import type { AdminSessionBody } from './api-schema/console-outputs.ts';
+import { nothing } from './api-schema/admin-inputs.ts';
+import { parseQuery } from './parse-query.ts';
 import { verifiedButRefused } from '../http/auth/is-token-guess.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
 import { readCookie } from './read-cookie.ts';
@@ -131,6 +133,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     if (caller.via !== 'session') {
       throw new AppError('NOT_FOUND', 'no session: this request carries a bearer credential');
     }
+    parseQuery(nothing, req.query);
     res.set('Cache-Control', 'no-store').json({
       csrfToken: caller.session.csrfToken,
       expiresAt: new Date(caller.session.expiresAt).toISOString(),

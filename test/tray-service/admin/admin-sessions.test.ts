@@ -52,6 +52,18 @@ describe('admin sessions opened with an admin JWT, across a change of the admin 
 
   const signIn = (app: Express, token: string) => sessionCookie(app, token);
 
+  // As every other admin call, and as its document says (400): a typo was answered 200.
+  it('refuses an unknown query parameter on GET /admin/session, naming it', async () => {
+    const app = started({ ADMIN_JWT_SECRET: ADMIN_KEY });
+    const cookie = await signIn(app, await adminJwtSignedWith(ADMIN_KEY));
+    const refused = await request(app).get('/admin/session?verbose=1').set('Cookie', cookie).expect(400);
+    expect(refused.body).to.deep.equal({
+      status: 'error',
+      code: 400001,
+      message: 'verbose: unknown query parameter',
+    });
+  });
+
   it('ends when ADMIN_JWT_SECRET changes: the cookie is refused as an expired session is', async () => {
     const before = started({ ADMIN_JWT_SECRET: ADMIN_KEY });
     const cookie = await signIn(before, await adminJwtSignedWith(ADMIN_KEY));
