@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent } from './error-responses.ts';
+import { trayErrors } from './tray-errors.ts';
 
 /** GET /healthz. */
 export const healthBody = z.strictObject({ status: z.literal('ok') });
@@ -54,6 +55,8 @@ export const servicePaths: ZodOpenApiPathsObject = {
           content: { 'text/plain': { schema: { type: 'string' } } },
         },
         401: errorResponse('Missing or wrong METRICS_TOKEN'),
+        404: errorResponse('Not served on this listener: METRICS_TOKEN is unset'),
+        429: trayErrors[429],
       },
     },
   },
@@ -66,6 +69,7 @@ export const servicePaths: ZodOpenApiPathsObject = {
           description: 'OpenAPI 3.1 document, generated from the zod schemas the routers use',
           content: { 'application/json': { schema: { type: 'object' } } },
         },
+        429: trayErrors[429],
       },
     },
   },

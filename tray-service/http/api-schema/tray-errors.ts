@@ -18,7 +18,9 @@ export const trayErrors = {
     { 'Retry-After': header('Seconds until the window resets', 'integer') },
   ),
   500: errorResponse('Internal error (no details)'),
-  503: errorResponse('The storage (or the token key set) is unavailable'),
+  503: errorResponse('The storage (or the token key set) is unavailable', {
+    'Retry-After': header('Seconds to wait before trying again', 'integer'),
+  }),
 } satisfies Record<number, ZodOpenApiResponseObject>;
 
 /** What a write of state a user keeps for themselves (a mute, the last-read time) answers once their deletion is stored. */

@@ -246,6 +246,12 @@ describe('GET /openapi.json', () => {
     expect(statuses).to.deep.equal([200, 401, 401]);
   });
 
+  it('describes /metrics without METRICS_TOKEN: not served on the API listener (404)', async () => {
+    const res = await request(api.app({ metrics: { kind: 'off' } })).get('/metrics');
+    expect(res.status).to.equal(404);
+    expectMatchesOpenApi(res, 'GET', '/metrics');
+  });
+
   it('describes a history record with every optional field', async () => {
     const other = 'openapi-user-2';
     await seedRecords(api.storage, [

@@ -5,6 +5,7 @@ import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { bearer, expiringToken, tokenFor, useTrayApi } from '../../api/support/api-harness.ts';
+import { expectMatchesOpenApi } from '../../api/support/openapi-validator.ts';
 import { parseCidrList } from '../../../../shared/address/parse-cidr.ts';
 import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
 import { ADMIN_SESSION_COOKIE } from '../../../../tray-service/admin/session-cookie.ts';
@@ -242,13 +243,16 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
         .expect(401);
     }
     await request(app).get('/metrics').set('X-Forwarded-For', from).set('Authorization', 'Bearer guess');
-    // No more guesses are answered, not even the right token, for a window.
-    expectRefused(
-      await request(app)
-        .get('/metrics')
-        .set('X-Forwarded-For', from)
-        .set('Authorization', `Bearer ${metricsToken}`),
-    );
+    // No more guesses are answered, not even the right token, for a window; nor this document.
+    const refused = await request(app)
+      .get('/metrics')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', `Bearer ${metricsToken}`);
+    expectRefused(refused);
+    expectMatchesOpenApi(refused, 'GET', '/metrics');
+    const document = await request(app).get('/openapi.json').set('X-Forwarded-For', from);
+    expectRefused(document);
+    expectMatchesOpenApi(document, 'GET', '/openapi.json');
     await request(app)
       .get('/metrics')
       .set('X-Forwarded-For', '198.51.100.22')
