@@ -33,6 +33,7 @@ export const streamPaths: ZodOpenApiPathsObject = {
     get: {
       summary: 'Live tray: server-sent events for the caller (text/event-stream)',
       description: streamDescription,
+      security: [{ bearerAuth: [] }, { streamTicket: [] }],
       requestParams: { query: streamQuery, header: streamHeaders },
       requestBody: noBody,
       responses: {

@@ -101,6 +101,13 @@ export function createTrayOpenApiDocument(): oas31.OpenAPIObject {
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        streamTicket: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'ticket',
+          description:
+            'A single-use ticket from POST /notifications/v3/stream-ticket, for the live stream only (a browser EventSource cannot set headers)',
+        },
         metricsToken: {
           type: 'http',
           scheme: 'bearer',

@@ -246,6 +246,21 @@ describe('GET /openapi.json', () => {
     expect(statuses).to.deep.equal([200, 401, 401]);
   });
 
+  // A browser's EventSource opens the stream with ?ticket= and no header: the document said only
+  // the bearer token authenticates it, so a generated client or a fuzzer could not know the ticket.
+  it('says the stream takes either the bearer token or a ticket in the query', () => {
+    const document = createTrayOpenApiDocument();
+    expect(document.paths?.['/notifications/v3/stream']?.get?.security).to.deep.equal([
+      { bearerAuth: [] },
+      { streamTicket: [] },
+    ]);
+    expect(document.components?.securitySchemes?.streamTicket).to.include({
+      type: 'apiKey',
+      in: 'query',
+      name: 'ticket',
+    });
+  });
+
   it('describes /metrics without METRICS_TOKEN: not served on the API listener (404)', async () => {
     const res = await request(api.app({ metrics: { kind: 'off' } })).get('/metrics');
     expect(res.status).to.equal(404);
