@@ -82,7 +82,8 @@ const idsOrAll = <T extends { ids?: unknown; all?: unknown }>(body: T, ctx: z.Re
 /** POST records/seen. */
 export const seenBody = z
   .strictObject({ ids: recordIds.optional(), all: allRecords.optional() }, bodyError)
-  .superRefine(idsOrAll);
+  .superRefine(idsOrAll)
+  .meta({ description: 'Exactly one of ids and all (400 otherwise)' });
 
 /** POST records/archive: `readOnly: true` only with `all` (false is what leaving it out says). */
 export const archiveBody = z
@@ -98,7 +99,8 @@ export const archiveBody = z
     idsOrAll(body, ctx);
     if (body.readOnly && !body.all)
       ctx.addIssue({ code: 'custom', message: 'only with all', path: ['readOnly'] });
-  });
+  })
+  .meta({ description: 'Exactly one of ids and all, and readOnly: true only with all (400 otherwise)' });
 
 /** POST records/unarchive and records/unsnooze. */
 export const idsBody = z.strictObject({ ids: recordIds }, bodyError);
