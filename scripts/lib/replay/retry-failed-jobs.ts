@@ -38,6 +38,9 @@ export async function* failedJobIdPages(
   let givenAtFrom = new Set<string>();
   let given = 0;
   while (given < limit) {
+    const wanted = Math.min(pageSize, limit - given);
+    // Room for the ids already given at `from`, which may still be in the set (or may have left
+    // it: a replay moves each page back before reading the next, and the page stops at `wanted`).
     const reply = await queue.client.zrangebyscore(
       key,
       from,
@@ -45,11 +48,11 @@ export async function* failedJobIdPages(
       'WITHSCORES',
       'LIMIT',
       0,
-      Math.min(pageSize, limit - given) + givenAtFrom.size,
+      wanted + givenAtFrom.size,
     );
     const page: string[] = [];
     let lastScore = from;
-    for (let i = 0; i + 1 < reply.length; i += 2) {
+    for (let i = 0; i + 1 < reply.length && page.length < wanted; i += 2) {
       const id = reply[i] as string;
       const score = reply[i + 1] as string;
       if (score === from && givenAtFrom.has(id)) continue;
