@@ -7,7 +7,19 @@ with_heartbeat() {
   local label="$1"
   shift
   local every="${HEARTBEAT_SECONDS:-30}" started=$SECONDS status=0
-  (while sleep "$every" && kill -0 $$ 2>/dev/null; do say "still ${label} ($((SECONDS - started)) s)"; done) &
+  # Its sleep is waited for, not run in the foreground: the subshell then takes the TERM below at
+  # once and ends the sleep too, which would otherwise hold the shell's stderr open for an interval.
+  (
+    sleeper=''
+    trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep "$every" &
+      sleeper=$!
+      wait "$sleeper" || exit 0
+      kill -0 $$ 2>/dev/null || exit 0
+      say "still ${label} ($((SECONDS - started)) s)"
+    done
+  ) &
   local beat=$!
   "$@" || status=$?
   kill "$beat" 2>/dev/null || true
