@@ -53,7 +53,7 @@ import {
   type SignedBenchRequest as SignedBody,
 } from './lib/bench-body.ts';
 import type { CommandStats } from './lib/redis-command-stats.ts';
-import { benchFailures, receiverBenchReport, type Figures } from './lib/bench-receiver-report.ts';
+import { benchFailures, failOn, receiverBenchReport, type Figures } from './lib/bench-receiver-report.ts';
 
 // A garbage count (BENCH_ROUNDS=eight) gave NaN, no round at all, empty tables and exit 0.
 const settings = loadOrExit(() =>
@@ -437,9 +437,7 @@ async function main(): Promise<void> {
     await stop();
   }
   process.stdout.write(receiverBenchReport(results));
-  const failures = benchFailures(results);
-  for (const failure of failures) process.stdout.write(`FAILED ${failure}\n`);
-  if (failures.length > 0) process.exitCode = 1;
+  failOn(benchFailures(results));
 }
 
 /** Another checkout's receiver, started by its own serve mode (so configured by its own code). */

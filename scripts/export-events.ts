@@ -233,7 +233,7 @@ async function exportTo(
     // short file under the name that says the export is whole.
     syncFile(partial);
     renameInPlace(partial, out);
-    syncFile(dirname(out));
+    syncFolder(dirname(out));
     rmSync(filterFileOf(partial), { force: true });
     rmSync(sourceFileOf(partial), { force: true });
   } catch (error) {
@@ -249,6 +249,18 @@ async function exportTo(
     `exported ${written} events${after ? ' more' : ''} to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
   return 0;
+}
+
+/**
+ * The rename made durable, where the file system allows it: some (network, FUSE) refuse a folder's
+ * fsync, and the export is whole and in place by now; failing here would say it is not.
+ */
+function syncFolder(path: string): void {
+  try {
+    syncFile(path);
+  } catch {
+    // Best effort, as above.
+  }
 }
 
 function syncFile(path: string): void {

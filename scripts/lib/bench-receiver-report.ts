@@ -215,3 +215,12 @@ export function benchFailures(
         `round ${r.round}, ${r.mode}: ${r.non2xx} answers not 2xx and ${r.errors} errors or timeouts of ${r.total} requests`,
     );
 }
+
+/**
+ * Prints each failure as a FAILED line and makes the run exit 1: a refusal costs less than an
+ * acknowledgement, so figures that include some are not the acknowledged path's.
+ */
+export function failOn(failures: readonly string[]): void {
+  for (const failure of failures) process.stdout.write(`FAILED ${failure}\n`);
+  if (failures.length > 0) process.exitCode = 1;
+}

@@ -69,7 +69,7 @@ describe('parseTrustProxy', () => {
   });
 
   // Together they are every address, as a /0 is.
-  it('refuses a range wider than one network (/8, or /7 for IPv6), and takes the widest private ones', () => {
+  it('refuses a range wider than one network (/8; IPv6 /16, or /7 inside fc00::/7), and takes the widest private ones', () => {
     expect(() => parseTrustProxy('0.0.0.0/1, 128.0.0.0/1')).to.throw(/"0.0.0.0\/1" is wider than \/8/);
     expect(() => parseTrustProxy('::/1')).to.throw(/"::\/1" is wider than/);
     const trust = parseTrustProxy('10.0.0.0/8, fc00::/7');
