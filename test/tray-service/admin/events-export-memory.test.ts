@@ -23,8 +23,13 @@ const READ_PAUSE_EVERY = 512 * 1024;
 const READ_PAUSE_MS = 20;
 /** Read-ahead allowed while the client stalls: a few storage batches and socket buffers (5% of the export). */
 const MAX_READ_AHEAD_DOCS = 5_000;
-/** Server RSS growth allowed while the client stalls (without backpressure it would grow toward 140 MB). */
-const MAX_RSS_GROWTH_STALLED = 32 * 1024 * 1024;
+/**
+ * Server RSS growth allowed while the client stalls: without backpressure it would grow toward
+ * 140 MB. With the same 3,156 documents read ahead, 16 clean-clone CI runs saw +1 to +37.5 MB (the
+ * allocator's and the young generation's slack, not documents): the exact check is the read-ahead
+ * above; this one only tells a bounded buffer from a whole export held.
+ */
+const MAX_RSS_GROWTH_STALLED = 64 * 1024 * 1024;
 
 interface Sample {
   rss: number;
