@@ -9,6 +9,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -89,6 +90,38 @@ export function canConnect(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * Whether process `pid` holds a socket listening on `port` (Linux: /proc/net/tcp{,6} name the
+ * listening sockets' inodes, /proc/<pid>/fd the process's). True where /proc cannot tell.
+ */
+function listensOn(pid: number | undefined, port: number): boolean {
+  if (pid === undefined || !existsSync('/proc/net/tcp')) return true;
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT; st 0A is LISTEN; the inode is the tenth field.
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A' && fields[9]) inodes.add(fields[9]);
+    }
+  }
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return true;
+  }
+  return fds.some((fd) => {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      return inodes.has(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? '');
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** A server that ended while starting, with the reason its log gives and where that log is. */
 function exitedDuringStartUp(name: string, child: ChildProcess, log: LogMark): Error {
   const how = child.exitCode === null ? `on ${child.signalCode}` : `with code ${child.exitCode}`;
@@ -106,7 +139,9 @@ async function waitForPort(
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (hasExited(child)) throw exitedDuringStartUp(name, child, log);
-    if (await canConnect(port)) return;
+    // Another program on the port (a freed port another process took) answers too: only the
+    // child's own listener counts, and the child then fails to bind and exits, named above.
+    if ((await canConnect(port)) && listensOn(child.pid, port)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${name} did not listen on port ${port} within ${timeoutMs} ms`);

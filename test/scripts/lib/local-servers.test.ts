@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +59,23 @@ describe("the scripts' local servers (scripts/lib/local-servers.ts)", () => {
 
   // The newest installed server was started on any data folder: after an upgrade that left an
   // older major version's folder, PostgreSQL refused it with one line that named no way out.
+  // Another program on the port (another suite's Redis that took a freed port) answered the
+  // readiness check before the new server failed to bind: the test then ran against the wrong one.
+  describe('startRedis on a port another program listens on', () => {
+    it("refuses with the server's own failure, instead of taking the other program for it", async () => {
+      const port = await freePort();
+      const other = createServer().listen(port, '127.0.0.1');
+      await once(other, 'listening');
+      const dir = mkdtempSync(join(tmpdir(), 'redis-taken-'));
+      try {
+        await expect(startRedis({ dir, port })).to.be.rejectedWith(/redis-server exited .*during start-up/);
+      } finally {
+        other.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
   describe('startPostgres on a data folder of a major version not installed', () => {
     it('refuses before starting anything, naming both versions and what to do', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'pg-version-'));
