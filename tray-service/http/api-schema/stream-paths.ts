@@ -12,7 +12,7 @@ import { noBody, noInputDescription } from './tray-paths.ts';
 
 const streamDescription = [
   "Authenticated by the bearer token, or by `ticket` (POST /notifications/v3/stream-ticket) where headers cannot be set (a browser EventSource). Bans and the per-user rate limit apply as on every tray call; opening counts as one call. At most STREAMS_PER_USER streams per user are open at once across all instances: the next takes the place of the user's oldest, which ends with `replaced`. A reconnect names its client's previous stream in `replaces` (the `opened` event's streamId): that stream, if the user still holds it (a connection that died silently stays open on the server for minutes), ends with `replaced` and gives its place first, so the oldest, maybe another tab's healthy stream, keeps its own.",
-  'Events (each with an `id:`; `data:` is one JSON line):',
+  'Events (each with an `id:`, except those a stream opened to reset sends before its `reset`, so a reconnect before it is told to reset again; `data:` is one JSON line):',
   "`opened` {streamId}: first on connect, the stream's own id, for `replaces` when the client reconnects;",
   '`unread` {totalUnreadCount, totalUnseenCount}: on connect, right after `opened`, then whenever a count changes;',
   '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language); also a record back in the inbox (unarchived, unsnoozed, or its snooze ended), then with its inbox state;',
