@@ -1,4 +1,5 @@
 import type Bull from 'bull';
+import { internalsOf } from '../../../shared/queue/bull-queue-internals.ts';
 import { retryWithFreshAttempts } from '../../../shared/queue/retry-with-fresh-attempts.ts';
 
 export interface RetryCounts {
@@ -12,7 +13,7 @@ export interface RetryCounts {
 export const FAILED_PAGE = 1_000;
 
 /** The failed set's key (bull keeps it as a sorted set scored by each job's failure time). */
-const failedKey = (queue: Bull.Queue) => (queue as unknown as { keys: { failed: string } }).keys.failed;
+const failedKey = (queue: Bull.Queue) => internalsOf(queue).keys.failed;
 
 /** How many jobs failed by now, at most `limit`: one call, whatever the set holds. */
 export async function countFailed(queue: Bull.Queue, limit: number): Promise<number> {
