@@ -110,9 +110,9 @@ export function startConsumer(options: ConsumerOptions, handle: HandleEvent): Ru
       });
       try {
         const outcome = await Promise.race([queue.close().then(() => 'closed' as const), late]);
-        // The close still waits for the job: its connections go instead (bull's own disconnect,
-        // untyped), so the job's lock lapses and a running consumer takes it again.
-        if (outcome === 'timed out') await (queue as unknown as { disconnect(): Promise<void> }).disconnect();
+        // The close still waits for the job: its connections go instead, so the consumer takes no
+        // further job and the job's lock lapses: a running consumer takes it again.
+        if (outcome === 'timed out') await queue.disconnect();
         return outcome;
       } finally {
         clearTimeout(timer);

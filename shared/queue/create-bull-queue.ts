@@ -8,6 +8,18 @@ export interface QueueConnection {
   prefix: string;
 }
 
+/** A bull queue of createBullQueue, with its connections' drop typed. */
+export type BullQueue<T> = Bull.Queue<T> & {
+  /**
+   * Drops every connection of the queue at once, for good: for a close that gives up waiting for a
+   * hung job, so the blocking read waiting on the server takes no further job and the locks it
+   * holds lapse (bull's own disconnect, untyped, ends only connections bull made itself, and this
+   * factory makes them all). A job moved to active as the blocking read ended is taken again by
+   * bull's stalled-job check on another worker.
+   */
+  disconnect(): Promise<void>;
+};
+
 /**
  * A bull queue with the project's connection rules. Bull needs three connections; the blocking and
  * subscriber ones must never time out requests (bull's documented requirement: maxRetriesPerRequest
@@ -20,9 +32,15 @@ export function createBullQueue<T>(
   settings?: Bull.AdvancedSettings,
   /** How long a command may go unanswered on the command connection (COMMAND_ANSWER_MS). */
   commandAnswerMs = COMMAND_ANSWER_MS,
-): Bull.Queue<T> {
+): BullQueue<T> {
   const clients: RedisClient[] = [];
   let closing = false;
+  let dropped = false;
+  const drop = () => {
+    closing = true;
+    dropped = true;
+    for (const client of clients) client.disconnect();
+  };
   const queue = new Bull<T>(name, {
     prefix: connection.prefix,
     ...(settings ? { settings } : {}),
@@ -38,6 +56,11 @@ export function createBullQueue<T>(
             : {}),
       });
       clients.push(client);
+      // bull's close, still waiting for a hung job, connects its blocking connection again once it
+      // ends (its forced reconnection): after a drop, that connection goes again.
+      client.on('connect', () => {
+        if (dropped) client.disconnect();
+      });
       if (type === 'bclient') connectAgainOnEnd(client, () => closing);
       return client;
     },
@@ -50,10 +73,10 @@ export function createBullQueue<T>(
     try {
       await close(doNotWaitJobs);
     } finally {
-      for (const client of clients) client.disconnect();
+      drop();
     }
   };
-  return queue;
+  return Object.assign(queue, { disconnect: () => Promise.resolve(drop()) });
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   cappedExponentialDelay,
   type CappedExponentialOptions,
 } from './capped-exponential-backoff.ts';
-import { createBullQueue, type QueueConnection } from './create-bull-queue.ts';
+import { createBullQueue, type BullQueue, type QueueConnection } from './create-bull-queue.ts';
 
 /** The one queue between receiver and worker. docs/receiver.md#queue documents name and options. */
 export const WEBHOOK_QUEUE_NAME = 'webhook-events';
@@ -92,7 +92,7 @@ export function createWebhookQueue(
    * worker that died runs again on another worker within about two to three of these.
    */
   lockMs?: number,
-): Bull.Queue<WebhookJobData> {
+): BullQueue<WebhookJobData> {
   // Every instance registers the strategy: bull computes a retry's delay in the process whose
   // worker ran the failed attempt, from the job's stored `backoff.type`.
   return createBullQueue<WebhookJobData>(name, connection, {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import type Bull from 'bull';
+import type { BullQueue } from '../../shared/queue/create-bull-queue.ts';
 import {
   createWebhookQueue,
   webhookJobOptions,
@@ -55,7 +55,7 @@ describe('tray-service/main.ts shutdown', function () {
   const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   let tray: TrayProcess | undefined;
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let feed: NodeJS.Timeout | undefined;
   let added = 0;
   const sockets: Socket[] = [];
@@ -103,7 +103,7 @@ describe('tray-service/main.ts shutdown', function () {
     const recovery = createWebhookQueue({
       redis: testStack().redisUrl,
       prefix,
-    }) as Bull.Queue<WebhookJobData> & {
+    }) as BullQueue<WebhookJobData> & {
       moveUnlockedJobsToWait(): Promise<void>;
     };
     try {

@@ -7,7 +7,11 @@ import {
   cappedExponentialDelay,
   type CappedExponentialOptions,
 } from '../../shared/queue/capped-exponential-backoff.ts';
-import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
+import {
+  createBullQueue,
+  type BullQueue,
+  type QueueConnection,
+} from '../../shared/queue/create-bull-queue.ts';
 import { retryWithFreshAttempts } from '../../shared/queue/retry-with-fresh-attempts.ts';
 import { logQueueErrors } from '../../shared/queue/log-queue-errors.ts';
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
@@ -60,7 +64,7 @@ export function createDecisionsQueue(
   connection: QueueConnection,
   /** The job lock and stalled-check interval (bull's 30 s when not given; tests shorten it). */
   lockMs?: number,
-): Bull.Queue<DecisionJobData> {
+): BullQueue<DecisionJobData> {
   // Every instance registers the strategy: bull computes a retry's delay in the process whose
   // worker ran the failed attempt, from the job's stored `backoff.type`. A stall is a worker that
   // died mid-delivery, not the endpoint's failure: allowed as often as a webhook job's.
@@ -88,7 +92,7 @@ export interface DeliveryOptions {
  * could not be recorded: the database was down) is sent again: bull's add keeps the failed job
  * and queues nothing, which would leave the decision pending for ever.
  */
-export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, options: DeliveryOptions) {
+export function createDecisionEnqueuer(queue: BullQueue<DecisionJobData>, options: DeliveryOptions) {
   const delays: CappedExponentialOptions = {
     firstMs: options.backoffMs,
     maxMs: Math.min(options.maxBackoffMs ?? DECISION_MAX_BACKOFF_MS, DECISION_MAX_BACKOFF_MS),
@@ -126,7 +130,7 @@ class DeliveredUnrecordedError extends Error {
 }
 
 export interface DecisionDeliveryDeps {
-  queue: Bull.Queue<DecisionJobData>;
+  queue: BullQueue<DecisionJobData>;
   decisions: Pick<DecisionsPort, 'get' | 'markDelivered' | 'markAttemptFailed'>;
   /** The storage's ping (as /readyz asks it): while it fails, deliveries wait and spend no attempt. */
   ping: () => Promise<void>;

@@ -177,13 +177,13 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
  */
 export async function closeQueueAtGate(
   gate: StorageGate,
-  queue: { close(doNotWaitJobs?: boolean): Promise<void> },
+  queue: { close(doNotWaitJobs?: boolean): Promise<void>; disconnect(): Promise<void> },
 ): Promise<void> {
   const waiting = !gate.isOpen;
   gate.stop();
   await Promise.race([
     queue.close(waiting),
-    // bull's own disconnect (untyped): its connections go, the parked jobs' locks lapse.
-    gate.parkedAfterStop.then(() => (queue as unknown as { disconnect(): Promise<void> }).disconnect()),
+    // Its connections go (createBullQueue's disconnect): the parked jobs' locks lapse.
+    gate.parkedAfterStop.then(() => queue.disconnect()),
   ]);
 }

@@ -1,4 +1,5 @@
 import type Bull from 'bull';
+import type { BullQueue } from '../../shared/queue/create-bull-queue.ts';
 import pLimit from 'p-limit';
 import type { Registry } from 'prom-client';
 import { keyedBatches } from '../../shared/async/keyed-batches.ts';
@@ -64,7 +65,7 @@ const STORAGE_BUSY_FIRST_WAIT_MS = 1_000;
 const STORAGE_BUSY_MAX_WAIT_MS = 30_000;
 
 export interface WorkerDeps {
-  queue: Bull.Queue<WebhookJobData>;
+  queue: BullQueue<WebhookJobData>;
   storage: TrayStorage;
   logger: Logger;
   registry: Registry;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RETRY_JITTER } from '../../../shared/queue/capped-exponential-backoff.ts';
-import { webhookRetryDelays } from '../../../shared/queue/webhook-queue.ts';
+import { createWebhookQueue, webhookRetryDelays } from '../../../shared/queue/webhook-queue.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -154,6 +154,17 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
       expect(await consumer.close(300)).to.equal('timed out');
       expect(performance.now() - closing, 'ms to close').to.be.below(5_000);
       consumer = undefined;
+      // Closed means closed: its blocking read, still waiting on Redis, took the next event into the
+      // hung process, where no other consumer could take it while that process lived.
+      await deliver(channelDidCreate('consumer-after-close'));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const reader = createWebhookQueue({ redis: testStack().redisUrl, prefix: receiver().prefix });
+      try {
+        expect(await reader.getActiveCount(), 'jobs held: the hung one only').to.equal(1);
+        expect(await reader.getWaitingCount(), 'the event delivered after the close').to.equal(1);
+      } finally {
+        await reader.close();
+      }
     });
   });
 

@@ -98,3 +98,50 @@ describe('createBullQueue: the blocking connection to a server gone silent', fun
     expect(Date.now() - cut).to.be.below(COMMAND_WAIT_MS + BLOCKING_ANSWER_MARGIN_MS + 10_000);
   });
 });
+
+// bull's disconnect() closes only the connections bull made itself, and this factory makes them
+// all: a close that gave up waiting for a hung job (the example consumer's deadline, the worker's
+// shutdown at its storage gate) called it and closed nothing. The blocking read still waiting on
+// the server took the next job queued into the hung process, and the command connection kept
+// renewing the locks of both, so no other worker ever took them while that process lived.
+describe('createBullQueue: disconnect() while a job hangs', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let redis: LocalServer;
+  let admin: Bull.Queue<{ n: number }> | undefined;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
+    redis = await startRedis({ dir });
+  });
+  afterEach(async () => {
+    await admin?.close().catch(() => undefined);
+    await redis.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('drops every connection at once: a job queued after it waits, and none connects again', async () => {
+    const queue = createBullQueue<{ n: number }>('hung', { redis: redis.url, prefix: 'dq' });
+    queue.on('error', () => undefined);
+    const taken: number[] = [];
+    void queue.process(4, (job) => {
+      taken.push(job.data.n);
+      return new Promise<void>(() => undefined);
+    });
+    await queue.add({ n: 1 });
+    await waitFor(() => taken.length === 1, 10_000, 'the first job');
+    void queue.close().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await (queue as unknown as { disconnect(): Promise<void> }).disconnect();
+
+    admin = createBullQueue<{ n: number }>('hung', { redis: redis.url, prefix: 'dq' });
+    const second = await admin.add({ n: 2 });
+    // Longer than bull's own QUIT of its blocking connection (500 ms) and its reconnect after it.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(taken).to.deep.equal([1]);
+    expect(await second.getState()).to.equal('waiting');
+    const names = (await admin.client.client('LIST')) as string;
+    // bull names a worker's connections after its queue; the admin queue, which only adds, has none.
+    const named = names.split('\n').filter((line) => line.includes(' name=dq:'));
+    expect(named, names).to.deep.equal([]);
+  });
+});

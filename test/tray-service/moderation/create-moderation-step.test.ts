@@ -14,9 +14,9 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
-import type Bull from 'bull';
 import { randomBytes } from 'node:crypto';
 import { MAX_EVENT_ID_LENGTH } from '../../../tray-service/domain/event-id.ts';
+import type { BullQueue } from '../../../shared/queue/create-bull-queue.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
@@ -31,7 +31,7 @@ describe('moderation step (worker step d)', () => {
   const prefix = useQueuePrefix();
   const decisionsOf = async (eventKey: string) =>
     (await suite.storage.decisions.list({ eventKey }, 10)).items;
-  let queue: Bull.Queue<DecisionJobData>;
+  let queue: BullQueue<DecisionJobData>;
   before(() => {
     queue = createDecisionsQueue({ redis: testStack().redisUrl, prefix });
   });

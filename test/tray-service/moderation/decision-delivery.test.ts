@@ -1,4 +1,3 @@
-import type Bull from 'bull';
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -27,6 +26,7 @@ import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import type { DecisionsPort } from '../../../tray-service/storage/port.ts';
 import { eventually, startStatusServer, type StatusAnswer } from './moderation-fixtures.ts';
+import type { BullQueue } from '../../../shared/queue/create-bull-queue.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
@@ -62,7 +62,7 @@ describe('moderation decision delivery', () => {
     } = {},
   ) {
     const server = await startStatusServer(statuses);
-    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue(
+    const queue: BullQueue<DecisionJobData> = createDecisionsQueue(
       { redis: testStack().redisUrl, prefix: useQueuePrefix() },
       options.lockMs,
     );
@@ -391,7 +391,7 @@ describe('moderation decision delivery', () => {
   describe('a decision queue retrying a failing delivery', () => {
     it("waits by the capped strategy, not bull's uncapped exponential", async function () {
       this.timeout(15_000);
-      const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
+      const queue: BullQueue<DecisionJobData> = createDecisionsQueue({
         redis: testStack().redisUrl,
         prefix: useQueuePrefix(),
       });
@@ -433,7 +433,7 @@ describe('moderation decision delivery while its database is down', function () 
   it('holds the delivery without spending an attempt, and delivers once the database answers', async () => {
     const storage = await postgres.openStorage();
     const server = await startStatusServer([200]);
-    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
+    const queue: BullQueue<DecisionJobData> = createDecisionsQueue({
       redis: testStack().redisUrl,
       prefix: useQueuePrefix(),
     });
@@ -488,7 +488,7 @@ describe("moderation decision delivery: its queue's Redis failures", function ()
 
   it("says each job lock it could not renew, with the decision, and the queue's errors", async () => {
     const { logger: recording, lines } = recordingLogger();
-    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue(
+    const queue: BullQueue<DecisionJobData> = createDecisionsQueue(
       { redis: redis.url, prefix: useQueuePrefix() },
       1_000,
     );

@@ -1,4 +1,3 @@
-import type Bull from 'bull';
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -18,6 +17,7 @@ import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import { eventually } from './moderation-fixtures.ts';
+import type { BullQueue } from '../../../shared/queue/create-bull-queue.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
@@ -80,7 +80,7 @@ describe('signed moderation decisions (MODERATION_WEBHOOK_SECRET)', () => {
 
   async function deliverOne(receiverSecret: string, attempts: number) {
     const receiver = await startVerifyingReceiver(receiverSecret);
-    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
+    const queue: BullQueue<DecisionJobData> = createDecisionsQueue({
       redis: testStack().redisUrl,
       prefix: useQueuePrefix(),
     });

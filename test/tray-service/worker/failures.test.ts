@@ -28,6 +28,7 @@ import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
 import { jobDataOf, quietWorker, readAll, withMethod } from './worker-harness.ts';
+import type { BullQueue } from '../../../shared/queue/create-bull-queue.ts';
 
 /** Resolves once the job reached a final state (completed, or failed with no attempt left). */
 async function settled(job: Bull.Job<WebhookJobData>): Promise<string> {
@@ -42,7 +43,7 @@ async function settled(job: Bull.Job<WebhookJobData>): Promise<string> {
  * within a second) and checks 2 s later that the worker holds it, active, with no attempt spent.
  */
 async function addHeldJob(
-  queue: Bull.Queue<WebhookJobData>,
+  queue: BullQueue<WebhookJobData>,
   commentId: string,
 ): Promise<Bull.Job<WebhookJobData>> {
   const job = await queue.add(jobDataOf(commentEvent({ commentId })), {
@@ -61,7 +62,7 @@ describe('tray worker when its database is unavailable', () => {
   const prefix = useQueuePrefix();
   const postgres = useStoppablePostgres();
   let storage: TrayStorage | undefined;
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   const registry = createMetricsRegistry('test', false);
   const gateOpen = async () =>
@@ -98,7 +99,7 @@ describe('tray worker when its database is unavailable', () => {
 describe('tray worker when a job fails for a reason of its own (the database answers)', () => {
   const prefix = useQueuePrefix();
   const postgres = useStoppablePostgres();
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   const registry = createMetricsRegistry('test', false);
   const recording = recordingLogger();
@@ -155,7 +156,7 @@ describe('tray worker when a job fails for a reason of its own (the database ans
 describe('tray worker when its database takes no writes (a standby after a failover)', () => {
   const prefix = useQueuePrefix();
   const postgres = useStoppablePostgres();
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   let admin: pg.Client | undefined;
 
@@ -269,7 +270,7 @@ for (const engine of ['postgres', 'mongodb'] as const)
     const disk = useFillingDisk(engine);
     const registry = createMetricsRegistry('test', false);
     const log = recordingLogger();
-    let queue: Bull.Queue<WebhookJobData> | undefined;
+    let queue: BullQueue<WebhookJobData> | undefined;
     let worker: RunningWorker | undefined;
     const gateOpen = async () =>
       (await registry.getSingleMetric('tray_worker_storage_gate_open')?.get())?.values[0]?.value;
@@ -329,7 +330,7 @@ function useStoreFailing(
   const suite = useTrayStorage('postgres');
   const shared = usePostgres();
   const state = {
-    queue: undefined as Bull.Queue<WebhookJobData> | undefined,
+    queue: undefined as BullQueue<WebhookJobData> | undefined,
     failuresLeft: 0,
     stores: 0,
   };
@@ -488,7 +489,7 @@ describe('tray worker job duration while the database says "not now"', () => {
 describe('tray worker closing while its database goes down', () => {
   const prefix = useQueuePrefix();
   const postgres = useStoppablePostgres();
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   let storing: () => void = () => undefined;
   const stored = new Promise<void>((resolve) => (storing = resolve));
@@ -539,7 +540,7 @@ describe('tray worker closing while its database goes down', () => {
 describe('tray worker when one post of a community cannot be fanned out', () => {
   const prefix = useQueuePrefix();
   const suite = useTrayStorage();
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   /** The posts of each fan-out call, by their action ids. */
   const fanOuts: string[][] = [];
@@ -615,8 +616,8 @@ describe('tray worker when a job stalls (its worker killed mid-job)', () => {
   const suite = useTrayStorage();
   const recording = recordingLogger();
   const registry = createMetricsRegistry('test', false);
-  let queue: Bull.Queue<WebhookJobData> | undefined;
-  let vanishing: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
+  let vanishing: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   const redis = () => new Redis(testStack().redisUrl);
   let admin: Redis | undefined;

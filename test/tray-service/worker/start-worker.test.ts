@@ -1,4 +1,3 @@
-import type Bull from 'bull';
 import { expect } from 'chai';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
@@ -12,12 +11,13 @@ import { usePostgres } from '../../support/use-postgres.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent } from './event-builder.ts';
 import { jobDataOf } from './worker-harness.ts';
+import type { BullQueue } from '../../../shared/queue/create-bull-queue.ts';
 
 describe("tray worker's periodic purge", () => {
   const pg = usePostgres();
   const prefix = useQueuePrefix();
   const opened: TrayStorage[] = [];
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   afterEach(async () => {
     await worker?.close();
@@ -116,7 +116,7 @@ describe("tray worker's events metric and invalid-payload warning", () => {
   const pg = usePostgres();
   const prefix = useQueuePrefix();
   let storage: TrayStorage | undefined;
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   after(async () => {
     await worker?.close();

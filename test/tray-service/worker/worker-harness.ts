@@ -20,6 +20,7 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { dedupeKeyOf, type TestEnvelope } from './event-builder.ts';
+import type { BullQueue } from '../../../shared/queue/create-bull-queue.ts';
 
 export interface DeliverOptions {
   /** ISO receive time (join/leave/profile events are ordered by it). Default: now. */
@@ -37,7 +38,7 @@ export interface WorkerHarness {
   readonly storage: TrayStorage;
   /** A further storage on the same database (another worker process's); closed with the suite. */
   another(): Promise<TrayStorage>;
-  readonly queue: Bull.Queue<WebhookJobData>;
+  readonly queue: BullQueue<WebhookJobData>;
   readonly registry: Registry;
   /** The suite's bull prefix (another worker instance on it consumes the same queue). */
   readonly prefix: string;
@@ -77,7 +78,7 @@ export function useWorker(
   const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   const registry = createMetricsRegistry('test', false);
-  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
   let sequence = 0;
 
@@ -163,7 +164,7 @@ export async function readAll(storage: TrayStorage, userId: string, now = Date.n
  * with any other setting of `more`.
  */
 export const quietWorker = (
-  queue: Bull.Queue<WebhookJobData>,
+  queue: BullQueue<WebhookJobData>,
   storage: WorkerDeps['storage'],
   more: Partial<WorkerDeps> = {},
 ): Promise<RunningWorker> =>
