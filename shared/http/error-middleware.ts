@@ -89,14 +89,18 @@ export function errorMiddleware(
         );
     }
     if (res.headersSent) return;
-    // Explicitly: res.json keeps a Content-Type the route set for the answer it meant to give (an
-    // event stream's, an export's), and the error would go out labelled as one.
+    // Written here, not by res.json: Express would tag the error with an ETag, which a cache or a
+    // client keeping tags would take for a version of the resource. The Content-Type is set
+    // explicitly, as a route may have set its own for the answer it meant to give (an event
+    // stream's, an export's). Node leaves out the body of an answer to HEAD.
+    const text = JSON.stringify(errorBody(appError));
     res
       .status(appError.status)
       .set(appError.headers)
       .set(requestId === undefined ? {} : { [REQUEST_ID_HEADER]: requestId })
       .set('Content-Type', 'application/json; charset=utf-8')
-      .json(errorBody(appError));
+      .set('Content-Length', String(Buffer.byteLength(text)))
+      .end(text);
   };
 }
 

@@ -54,6 +54,20 @@ describe('the error middleware', () => {
     });
   });
 
+  // Express tags every GET answer it sends, errors too: a cache or a client keeping ETags took an
+  // error's tag for a version of the resource, and the API's document had to list an ETag on
+  // every error of every GET.
+  it('answers an error without an ETag, so a GET with If-None-Match still gets the error', async () => {
+    const first = await request(app).get('/nowhere').expect(404);
+    expect(first.headers.etag).to.equal(undefined);
+    const again = await request(app).get('/nowhere').set('If-None-Match', '*').expect(404);
+    expect(again.body).to.deep.equal(first.body);
+    expect(first.headers['content-type']).to.equal('application/json; charset=utf-8');
+    expect(Number(first.headers['content-length'])).to.equal(Buffer.byteLength(first.text));
+    const head = await request(app).head('/nowhere').expect(404);
+    expect(head.text ?? '').to.equal('');
+  });
+
   it('still answers an error with a server status, or none, as a bare 500', () => {
     for (const error of [Object.assign(new Error('db down'), { status: 503 }), new Error('boom'), 'x']) {
       const mapped = toAppError(error);
