@@ -1,4 +1,5 @@
 import { createDocument, type oas31 } from 'zod-openapi';
+import { withAnswerHeaders } from '../../http/api-schema/answer-headers.ts';
 import { errorBody } from '../../http/api-schema/error-responses.ts';
 import { ADMIN_SESSION_COOKIE } from '../session-cookie.ts';
 import { adminSecurity } from './admin-errors.ts';
@@ -66,6 +67,7 @@ export function createAdminOpenApiDocument(limits: AdminLimits): oas31.OpenAPIOb
         Replay: s.replayProgress,
       },
     },
-    paths: { ...adminPaths(s), ...consolePaths(s) },
+    // Not rate limited per user (only failed authentications are, per address): admin-errors.ts.
+    paths: withAnswerHeaders({ ...adminPaths(s), ...consolePaths(s) }),
   });
 }

@@ -1,4 +1,5 @@
 import { createDocument, type oas31 } from 'zod-openapi';
+import { withAnswerHeaders } from './answer-headers.ts';
 import * as block from './block-schemas.ts';
 import { blockPaths } from './block-paths.ts';
 import { errorBody, unauthorizedBody } from './error-responses.ts';
@@ -116,6 +117,13 @@ export function createTrayOpenApiDocument(): oas31.OpenAPIObject {
       },
       schemas: components,
     },
-    paths: { ...trayPaths, ...inboxPaths, ...streamPaths, ...blockPaths, ...servicePaths },
+    paths: {
+      // Every user call is behind the per-user rate limit (the stream's, once its ticket is taken).
+      ...withAnswerHeaders(
+        { ...trayPaths, ...inboxPaths, ...streamPaths, ...blockPaths },
+        { rateLimited: true, bearer: true },
+      ),
+      ...withAnswerHeaders(servicePaths, { bearer: true }),
+    },
   }));
 }

@@ -11,10 +11,30 @@ export interface Answer {
   /** The parsed JSON body (supertest parses JSON only). */
   body: unknown;
   text: string;
+  /** The answer's headers, names in lower case (supertest's `headers`); checked when given. */
+  headers?: Record<string, unknown>;
 }
 
 type MediaTypes = Record<string, { schema: unknown; 'x-itemSchema'?: unknown }>;
-type Paths = Record<string, Record<string, { responses: Record<string, { content?: MediaTypes }> }>>;
+type Response = { content?: MediaTypes; headers?: Record<string, unknown> };
+type Paths = Record<string, Record<string, { responses: Record<string, Response> }>>;
+
+/**
+ * The headers the service sets for a caller to act on: each one an answer carries must be
+ * documented on that operation's response. (Headers every answer of a kind carries, such as helmet's,
+ * CORS and caching, are described once in docs/tray-api.md.)
+ */
+const ACTIONABLE_HEADERS = [
+  'allow',
+  'deprecation',
+  'etag',
+  'retry-after',
+  'sunset',
+  'www-authenticate',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-request-id',
+];
 
 const pointer = (...parts: string[]) =>
   parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
@@ -50,6 +70,15 @@ export function createOpenApiValidator(document: object) {
       const response = operation!.responses[String(res.status)];
       expect(response, `${method} ${path} does not document status ${res.status}`).to.not.equal(undefined);
       const what = `${method} ${path} ${res.status}`;
+      const documented = new Set(Object.keys(response!.headers ?? {}).map((name) => name.toLowerCase()));
+      for (const name of ACTIONABLE_HEADERS.filter((one) => res.headers?.[one] !== undefined))
+        expect(documented.has(name), `${what}: header ${name} is sent but not documented`).to.equal(true);
+      if (response!.content === undefined) {
+        // An answer without a body (304).
+        expect(res.text ?? '', `${what}: the document gives no body`).to.equal('');
+        matched.add(`${method.toUpperCase()} ${path} ${res.status}`);
+        return;
+      }
       expect(response!.content, `${what}: the document gives no content type`).to.have.property(res.type);
       const media = pointer('paths', path, method.toLowerCase(), 'responses', String(res.status), 'content');
       if (res.type === 'application/x-ndjson') {

@@ -315,6 +315,28 @@ describe('GET /openapi.json', () => {
     const otherCode = { status: 401, type: banned.type, body: { ...banned.body, code: 401002 }, text: '' };
     expect(() => expectMatchesOpenApi(otherCode, 'GET', '/notifications/v3')).to.throw();
   });
+
+  it('describes a GET sent again with the ETag it answered: 304, no body', async () => {
+    const app = api.app();
+    const auth = await bearer(user);
+    const first = await request(app).get('/notifications/v3/history').set('Authorization', auth).expect(200);
+    expect(first.headers.etag).to.be.a('string');
+    const again = await request(app)
+      .get('/notifications/v3/history')
+      .set('Authorization', auth)
+      .set('If-None-Match', first.headers.etag as string)
+      .expect(304);
+    expect(again.headers.etag).to.equal(first.headers.etag);
+    expectMatchesOpenApi(again, 'GET', '/notifications/v3/history');
+  });
+
+  // The headers a caller acts on are documented where they are sent: the check fails on one that is not.
+  it('fails an answer carrying a header its operation does not document', async () => {
+    const res = await request(api.app()).get('/healthz').expect(200);
+    expectMatchesOpenApi(res, 'GET', '/healthz');
+    const withLimit = { ...res, headers: { ...res.headers, 'x-ratelimit-limit': '40' } };
+    expect(() => expectMatchesOpenApi(withLimit, 'GET', '/healthz')).to.throw(/x-ratelimit-limit/);
+  });
 });
 
 describe('GET /openapi.json on the admin listener', () => {
