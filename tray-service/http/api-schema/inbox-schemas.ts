@@ -9,7 +9,7 @@ import {
   parseIsoDateTime,
   TIME_INPUT_EXPECTED,
 } from '../../domain/iso-date-time.ts';
-import { storedId } from '../../domain/stored-text.ts';
+import { isStorable, storedId } from '../../domain/stored-text.ts';
 import { bodyError, queryError } from './unknown-keys.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
@@ -52,9 +52,19 @@ export const MAX_IDS = 100;
  */
 export const MAX_ID_ENTRIES = 1_000;
 
-/** 1-100 record keys (v_tarid_uid); duplicates count once, in at most MAX_ID_ENTRIES entries. */
+/** Longer than any record key the service makes (v_tarid_uid of bounded ids). */
+const MAX_RECORD_KEY_LENGTH = 1_024;
+
+/** Whether a string could be a record key at all: one that cannot is an unknown id. */
+const couldBeKey = (id: string) => id.length > 0 && id.length <= MAX_RECORD_KEY_LENGTH && isStorable(id);
+
+/**
+ * 1-100 strings; duplicates count once, in at most MAX_ID_ENTRIES entries. A string no record key
+ * can be (empty, too long, text storage cannot hold) is an unknown id, ignored like the others
+ * (docs/tray-api.md#the-inbox): left out here, so storage is never asked about it.
+ */
 const recordIds = z
-  .array(storedId(1_024), {
+  .array(z.string({ error: 'expected a string' }), {
     error: 'expected an array of record ids',
   })
   .min(1, { error: `expected 1 to ${MAX_IDS} ids` })
@@ -63,11 +73,13 @@ const recordIds = z
   })
   .transform((ids, ctx) => {
     const distinct = [...new Set(ids)];
-    if (distinct.length >= 1 && distinct.length <= MAX_IDS) return distinct;
+    if (distinct.length >= 1 && distinct.length <= MAX_IDS) return distinct.filter(couldBeKey);
     ctx.addIssue({ code: 'custom', message: `expected 1 to ${MAX_IDS} ids` });
     return z.NEVER;
   })
-  .meta({ description: `1 to ${MAX_IDS} record keys (v_tarid_uid); duplicates count once` });
+  .meta({
+    description: `1 to ${MAX_IDS} record keys (v_tarid_uid); duplicates count once; one that is not the caller's (unknown, expired, another user's) is ignored`,
+  });
 
 const allRecords = z.literal(true, { error: 'expected true' });
 
@@ -85,7 +97,7 @@ export const seenBody = z
   .superRefine(idsOrAll)
   .meta({ description: 'Exactly one of ids and all (400 otherwise)' });
 
-/** POST records/archive: `readOnly: true` only with `all` (false is what leaving it out says). */
+/** POST records/archive: `readOnly` only with `all` (false there is what leaving it out says). */
 export const archiveBody = z
   .strictObject(
     {
@@ -97,10 +109,10 @@ export const archiveBody = z
   )
   .superRefine((body, ctx) => {
     idsOrAll(body, ctx);
-    if (body.readOnly && !body.all)
+    if (body.readOnly !== undefined && !body.all)
       ctx.addIssue({ code: 'custom', message: 'only with all', path: ['readOnly'] });
   })
-  .meta({ description: 'Exactly one of ids and all, and readOnly: true only with all (400 otherwise)' });
+  .meta({ description: 'Exactly one of ids and all, and readOnly only with all (400 otherwise)' });
 
 /** POST records/unarchive and records/unsnooze. */
 export const idsBody = z.strictObject({ ids: recordIds }, bodyError);
