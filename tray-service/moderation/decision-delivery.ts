@@ -166,10 +166,14 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
   // As the tray worker's: while the storage does not answer, this process takes no deliveries and
   // those in hand wait, so an outage spends no attempt (each read of a decision failed one, and a
   // database out for the minutes the attempts span gave up decisions the endpoint never saw).
+  // Set by stopTaking: the storage coming back during the shutdown's drain must not resume a queue
+  // the shutdown paused.
+  let stopping = false;
   const gate = createStorageGate({
     ping: deps.ping,
     logger: deps.logger,
     onChange: (open) => {
+      if (open && stopping) return;
       const change = open ? deps.queue.resume(true) : deps.queue.pause(true, true);
       change.catch(() => undefined);
     },
@@ -241,7 +245,10 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     await deps.decisions.markAttemptFailed(decisionId, attempts, reason, final);
   };
   return {
-    stopTaking: () => deps.queue.pause(true, true),
+    stopTaking: () => {
+      stopping = true;
+      return deps.queue.pause(true, true);
+    },
     close: async () => {
       await closeQueueAtGate(gate, deps.queue);
       stopLoggingQueueErrors();

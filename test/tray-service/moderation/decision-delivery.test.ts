@@ -59,6 +59,8 @@ describe('moderation decision delivery', () => {
       failFirst?: readonly ('markDelivered' | 'markAttemptFailed')[];
       /** The record of the first final failed attempt fails (the database answering no). */
       failFinalRecord?: boolean;
+      /** While `value` is true, reads of decisions and pings fail (the database gone). */
+      storageDown?: { value: boolean };
     } = {},
   ) {
     const server = await startStatusServer(statuses);
@@ -73,11 +75,13 @@ describe('moderation decision delivery', () => {
       if (!failing.delete(name)) return;
       throw new Error(`database unavailable (${name})`);
     };
+    const down = options.storageDown ?? { value: false };
+    const gone = () => Promise.reject(new Error('database gone (the test)'));
     const delivery = startDecisionDelivery({
       queue,
-      ping: () => suite.storage.ping(),
+      ping: () => (down.value ? gone() : suite.storage.ping()),
       decisions: {
-        get: (id) => decisions.get(id),
+        get: (id) => (down.value ? gone() : decisions.get(id)),
         markDelivered: async (...args) => {
           failOnce('markDelivered');
           return decisions.markDelivered(...args);
@@ -165,6 +169,37 @@ describe('moderation decision delivery', () => {
         const started = performance.now();
         await delivery.close();
         expect(performance.now() - started, 'the close’s wait').to.be.below(1_500);
+        expect(server.requests).to.have.lengthOf(1);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  // The storage gate resumed the queue when its storage came back, whatever had paused it: an
+  // outage ending during the shutdown's drain undid stopTaking, and deliveries were taken again.
+  describe('stopped from taking deliveries while its storage is down', () => {
+    it('takes none either once the storage comes back', async () => {
+      const { logger: recording, messages } = recordingLogger();
+      const storageDown = { value: true };
+      const { server, step, close, delivery } = await setup([200, 200], 1, {
+        storageDown,
+        logger: recording,
+      });
+      try {
+        await step(eventDoc({ data: { post: { postId: 'p-gate-1', text: 'spam' } } }));
+        await eventually(
+          async () => messages.some((m) => m.startsWith('storage does not answer')) || undefined,
+        );
+        await delivery.stopTaking();
+        storageDown.value = false;
+        await eventually(
+          async () => messages.some((m) => m.startsWith('storage answers again')) || undefined,
+        );
+        // The delivery in hand goes on; a new one is not taken.
+        await eventually(async () => (server.requests.length >= 1 ? true : undefined));
+        await step(eventDoc({ data: { post: { postId: 'p-gate-2', text: 'spam' } } }));
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
         expect(server.requests).to.have.lengthOf(1);
       } finally {
         await close();
