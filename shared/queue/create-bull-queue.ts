@@ -40,6 +40,9 @@ export function createBullQueue<T>(
     closing = true;
     dropped = true;
     for (const client of clients) client.disconnect();
+    // bull clears its timers (the stalled check, the held jobs' lock renewals) only once its close
+    // is done, which a hung job never lets happen: they would keep the process from ever exiting.
+    void (queue as unknown as { _clearTimers(): Promise<void> })._clearTimers().catch(() => undefined);
   };
   const queue = new Bull<T>(name, {
     prefix: connection.prefix,
@@ -56,11 +59,13 @@ export function createBullQueue<T>(
             : {}),
       });
       clients.push(client);
-      // bull's close, still waiting for a hung job, connects its blocking connection again once it
-      // ends (its forced reconnection): after a drop, that connection goes again.
-      client.on('connect', () => {
-        if (dropped) client.disconnect();
-      });
+      // bull's close connects its blocking connection again at once (its forced reconnection) but
+      // handles that connect only once the jobs in progress settle: while one runs, a connect
+      // failing (Redis gone at a shutdown) was a rejection nobody handled, which ends the process.
+      // So a connect never rejects here (one that fails is connected again by connectAgainOnEnd,
+      // or by ioredis's own retries), and after a drop it does nothing: the connection stays gone.
+      const connect = client.connect.bind(client);
+      client.connect = () => (dropped ? Promise.resolve() : connect().catch(() => undefined));
       if (type === 'bclient') connectAgainOnEnd(client, () => closing);
       return client;
     },
@@ -76,6 +81,16 @@ export function createBullQueue<T>(
       drop();
     }
   };
+  // bull names a worker's blocking connection (CLIENT SETNAME, for the dashboard's worker list)
+  // from a promise it leaves unhandled: a Redis user without CLIENT (Redis 6.2's -@dangerous, or
+  // -client) ended the process at every worker start. The name is only a label: its refusal
+  // goes to the queue's error listeners (logged), and the worker runs unnamed.
+  const named = queue as unknown as { setWorkerName(): Promise<void> };
+  const setWorkerName = named.setWorkerName.bind(queue);
+  named.setWorkerName = () =>
+    setWorkerName().catch((error: unknown) => {
+      if (queue.listenerCount('error') > 0) queue.emit('error', error);
+    });
   return Object.assign(queue, { disconnect: () => Promise.resolve(drop()) });
 }
 

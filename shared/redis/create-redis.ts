@@ -84,6 +84,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
     // A cluster's subscriber connection is never restored this way: ioredis replaces it with a new
     // one and subscribes that with handlers of its own.
     handleRestoreFailures(redis);
+    if (socketTimeout !== undefined) clearSocketTimeoutOnEnd(redis);
     return redis;
   }
   const cluster = new Cluster(
@@ -241,6 +242,20 @@ function paceSubscriberReselection(cluster: Cluster, retryStrategy: (attempt: nu
     timer = setTimeout(reselect, retryStrategy(attempt));
     timer.unref();
   };
+}
+
+/**
+ * ioredis (5.x) arms a socket timeout while a command waits for its answer and clears it only when
+ * data arrives: a connection closed with a command pending (a worker's blocking read, dropped at a
+ * close that gave up on a hung job) kept that timer, up to socketTimeout, and with it its process
+ * alive. Once the connection has ended for good, nothing is left to time out.
+ */
+function clearSocketTimeoutOnEnd(redis: Redis): void {
+  const internals = redis as unknown as { socketTimeoutTimer?: NodeJS.Timeout };
+  redis.on('end', () => {
+    clearTimeout(internals.socketTimeoutTimer);
+    internals.socketTimeoutTimer = undefined;
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import type Bull from 'bull';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { BLOCKING_ANSWER_MARGIN_MS, createBullQueue } from '../../../shared/queue/create-bull-queue.ts';
 import { startBlackholeProxy, type BlackholeProxy } from '../../support/blackhole-proxy.ts';
+import { unhandledRejectionsOf } from '../../support/unhandled-rejections.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 // The worker pauses its queue locally (without waiting for the jobs it holds) when the storage
@@ -129,19 +130,103 @@ describe('createBullQueue: disconnect() while a job hangs', function () {
     });
     await queue.add({ n: 1 });
     await waitFor(() => taken.length === 1, 10_000, 'the first job');
-    void queue.close().catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await (queue as unknown as { disconnect(): Promise<void> }).disconnect();
+    // bull's close, waiting for the job, connects its blocking connection again; refused after the
+    // drop, that connect must not fail as a rejection nobody handles (it would end the process).
+    const unhandled = await unhandledRejectionsOf(async () => {
+      void queue.close().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await queue.disconnect();
+    }, 1_000);
+    expect(unhandled.map(String)).to.deep.equal([]);
 
     admin = createBullQueue<{ n: number }>('hung', { redis: redis.url, prefix: 'dq' });
     const second = await admin.add({ n: 2 });
     // Longer than bull's own QUIT of its blocking connection (500 ms) and its reconnect after it.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(taken).to.deep.equal([1]);
     expect(await second.getState()).to.equal('waiting');
     const names = (await admin.client.client('LIST')) as string;
     // bull names a worker's connections after its queue; the admin queue, which only adds, has none.
     const named = names.split('\n').filter((line) => line.includes(' name=dq:'));
     expect(named, names).to.deep.equal([]);
+  });
+});
+
+// A shutdown with Redis gone (a stack stopping it first) while a job runs: bull's close connects its
+// blocking connection again at once and handles that connect's failure only once the job settles.
+describe('createBullQueue: a close while Redis is gone and a job runs', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let redis: LocalServer | undefined;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
+    redis = await startRedis({ dir });
+  });
+  afterEach(async () => {
+    await redis?.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves no rejection unhandled, and finishes once the job does', async () => {
+    const queue = createBullQueue<{ n: number }>('gone', { redis: redis!.url, prefix: 'gq' });
+    queue.on('error', () => undefined);
+    let finish: () => void = () => undefined;
+    let started = false;
+    void queue.process(2, () => {
+      started = true;
+      return new Promise<void>((resolve) => (finish = resolve));
+    });
+    await queue.add({ n: 1 });
+    await waitFor(() => started, 10_000, 'the job');
+    await redis!.stop('SIGKILL');
+    redis = undefined;
+    let closed = false;
+    const unhandled = await unhandledRejectionsOf(async () => {
+      void queue.close().finally(() => (closed = true));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      finish();
+    }, 1_500);
+    expect(unhandled.map(String)).to.deep.equal([]);
+    await waitFor(() => closed, 10_000, 'the close');
+  });
+});
+
+// bull names a worker's blocking connection with CLIENT SETNAME when a handler is set, and leaves
+// that promise unhandled: a Redis user without CLIENT (Redis 6.2's -@dangerous, or -client on 7,
+// as managed services grant) made every worker start end its process.
+describe('createBullQueue: a worker whose Redis user may not run CLIENT', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let redis: LocalServer;
+  let queue: Bull.Queue<{ n: number }> | undefined;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
+    redis = await startRedis({ dir });
+  });
+  afterEach(async () => {
+    await queue?.close().catch(() => undefined);
+    await redis.stop('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes jobs all the same, leaving no rejection unhandled, and says why it has no name', async () => {
+    const admin = createBullQueue<{ n: number }>('acl', { redis: redis.url, prefix: 'aq' });
+    await admin.client.call('ACL', 'SETUSER', 'worker', 'on', '>worker-pw', '~*', '&*', '+@all', '-client');
+    await admin.close();
+    const url = new URL(redis.url);
+    url.username = 'worker';
+    url.password = 'worker-pw';
+    queue = createBullQueue<{ n: number }>('acl', { redis: url.toString(), prefix: 'aq' });
+    const errors: string[] = [];
+    queue.on('error', (error: Error) => errors.push(error.message));
+    const done: number[] = [];
+    const unhandled = await unhandledRejectionsOf(async () => {
+      void queue!.process(async (job) => void done.push(job.data.n));
+      await queue!.add({ n: 1 });
+      await waitFor(() => done.length === 1, 10_000, 'the job');
+    }, 500);
+    expect(unhandled.map(String)).to.deep.equal([]);
+    expect(done).to.deep.equal([1]);
+    expect(errors.join('\n')).to.match(/NOPERM/);
   });
 });
