@@ -115,6 +115,8 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
   );
   paceSubscriberReselection(cluster, retryStrategy);
   stopSlotsRefreshOnEnd(cluster);
+  // Each node's connection has the socket timeout too (redisOptions), and the same quirk.
+  if (socketTimeout !== undefined) cluster.on('+node', (node: Redis) => clearSocketTimeoutOnEnd(node));
   if (maxRetriesPerRequest !== null) failQueuedCommandsOnClose(cluster);
   return cluster;
 }

@@ -29,6 +29,8 @@ interface Call {
 /** Reads a fetch answer as the validator takes it. An event stream is read until its first event. */
 async function answer(res: Response): Promise<Answer & { events: { event: string; data: unknown }[] }> {
   const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  // Names in lower case, as the validator reads them.
+  const headers = Object.fromEntries(res.headers);
   if (type === 'text/event-stream') {
     const reader = res.body!.getReader();
     let text = '';
@@ -43,11 +45,11 @@ async function answer(res: Response): Promise<Answer & { events: { event: string
       event: event!,
       data: JSON.parse(data!) as unknown,
     }));
-    return { status: res.status, type, body: undefined, text: '', events };
+    return { status: res.status, type, body: undefined, text: '', headers, events };
   }
   const text = await res.text();
   const body: unknown = type === 'application/json' ? JSON.parse(text) : undefined;
-  return { status: res.status, type, body, text, events: [] };
+  return { status: res.status, type, body, text, headers, events: [] };
 }
 
 /** Answers that no call can provoke from a healthy service: its probes and the document itself. */

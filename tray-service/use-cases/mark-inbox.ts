@@ -28,10 +28,11 @@ export async function markInbox(
   const problem =
     mark.kind === 'snooze' ? snoozeUntilProblem(mark.until, now, request.retentionDays) : undefined;
   if (problem !== undefined) throw new InvalidUntilError(problem);
+  const inbox = requireInbox(storage);
   // Every id named no record the caller could have (the schema leaves those out): nothing to ask.
   if (mark.ids !== 'all' && mark.ids.length === 0) return 0;
   const changed = await writeAndAnnounce(
-    () => requireInbox(storage).mark(request.userId, mark, now),
+    () => inbox.mark(request.userId, mark, now),
     async (marked) => changes?.inboxMarked(mark, marked),
   );
   return changed.length;

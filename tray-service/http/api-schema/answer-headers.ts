@@ -13,14 +13,14 @@ export const rateLimitHeaders: Headers = {
   'X-RateLimit-Remaining': header('The calls the user has left in the current window', 'integer'),
 };
 
-/** What a 5xx from the error handler carries (shared/http/request-id.ts). */
+/** What every 5xx carries (shared/http/request-id.ts): the error handler's, and /readyz's. */
 export const requestIdHeader: Headers = {
   'X-Request-Id': header(
     "The id of this failure's log line (a proxy's own id when it sent a plain one): quote it to the operators",
   ),
 };
 
-/** What an answer carries when it is a whole body (Express's weak ETag). */
+/** What an answer carries when it is a whole body and not an error (Express's weak ETag). */
 export const etagHeader: Headers = {
   ETag: header('A weak tag of this body: sent back as If-None-Match, it gets 304 while the body is the same'),
 };
@@ -33,7 +33,9 @@ export const notModified: ZodOpenApiResponseObject = {
 
 /** The bearer challenge of a tray call's 401 (require-user.ts). */
 const bearerChallenge: Headers = {
-  'WWW-Authenticate': header('`Bearer`, with `error="invalid_token"` when a token was sent and refused'),
+  'WWW-Authenticate': header(
+    '`Bearer`; on a user call, with `error="invalid_token"` when a token was sent and refused',
+  ),
 };
 
 export interface AnswerHeaderRules {
@@ -43,8 +45,11 @@ export interface AnswerHeaderRules {
   bearer?: boolean;
 }
 
-/** Media types written as they are produced, never tagged. */
-const STREAMED = new Set(['text/event-stream', 'application/x-ndjson']);
+/** Media types written as they are produced (the live streams, the admin export), never tagged. */
+const STREAMED = new Set(['text/event-stream', 'application/x-ndjson', 'text/csv']);
+
+/** The error shapes: written by the error handler, untagged (shared/http/error-middleware.ts). */
+const ERROR_BODIES = [errorBody, unauthorizedBody];
 
 const withHeaders = (
   response: ZodOpenApiResponseObject,
@@ -57,8 +62,8 @@ const hasBodyOf = (response: ZodOpenApiResponseObject, schemas: readonly unknown
 
 /**
  * The headers a caller acts on, added to every response of `paths` that carries them, in one
- * place rather than beside each status of each call: the ETag of a GET's whole body and its 304,
- * the X-Request-Id of a 5xx from the error handler, the rate limit's and the bearer challenge
+ * place rather than beside each status of each call: the ETag of a whole body and a GET's 304,
+ * the X-Request-Id of a 5xx, the rate limit's and the bearer challenge
  * where `rules` say. Returns new objects: the path declarations share their error responses.
  */
 export function withAnswerHeaders(paths: ZodOpenApiPathsObject, rules: AnswerHeaderRules = {}) {
@@ -85,7 +90,7 @@ function operationWithHeaders(
   if (
     method === 'get' &&
     !('304' in operation.responses) &&
-    entries.some(([status, response]) => isTagged(status, response))
+    entries.some(([status, response]) => answersNotModified(status, response))
   )
     entries.push(['304', notModified]);
   const responses: ZodOpenApiResponsesObject = {};
@@ -95,19 +100,26 @@ function operationWithHeaders(
       continue;
     }
     const code = Number(status);
-    let answer = isTagged(status, response) ? withHeaders(response, etagHeader) : response;
-    if (code >= 500 && hasBodyOf(answer, [errorBody])) answer = withHeaders(answer, requestIdHeader);
+    let answer = isTagged(response) ? withHeaders(response, etagHeader) : response;
+    if (code >= 500) answer = withHeaders(answer, requestIdHeader);
     if (rules.rateLimited && code !== 401) answer = withHeaders(answer, rateLimitHeaders);
-    if (rules.bearer && code === 401 && hasBodyOf(answer, [errorBody, unauthorizedBody]))
+    if (rules.bearer && code === 401 && hasBodyOf(answer, ERROR_BODIES))
       answer = withHeaders(answer, bearerChallenge);
     responses[status] = answer;
   }
   return { ...operation, responses };
 }
 
-/** Express tags the whole body of every 2xx, whatever the method (only a GET answers 304). */
-function isTagged(status: string, response: ZodOpenApiResponsesObject['default']): boolean {
-  const code = Number(status);
-  if (response === undefined || '$ref' in response || code < 200 || code >= 300) return false;
-  return Object.keys(response.content ?? {}).some((type) => !STREAMED.has(type));
+/**
+ * Express tags every whole body it sends, whatever the method and status; the error handler's
+ * answers are written untagged.
+ */
+function isTagged(response: ZodOpenApiResponsesObject['default']): boolean {
+  if (response === undefined || '$ref' in response || hasBodyOf(response, ERROR_BODIES)) return false;
+  const types = Object.keys(response.content ?? {});
+  return types.length > 0 && types.every((type) => !STREAMED.has(type));
 }
+
+/** A GET whose success is tagged answers 304 to a matching If-None-Match. */
+const answersNotModified = (status: string, response: ZodOpenApiResponsesObject['default']) =>
+  Number(status) >= 200 && Number(status) < 300 && isTagged(response);
