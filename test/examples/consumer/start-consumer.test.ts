@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import request from 'supertest';
 import {
   startConsumer,
@@ -22,7 +21,8 @@ import {
 } from '../../receiver/support/signed-request.ts';
 import { useReceiver } from '../../receiver/support/use-receiver.ts';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { cleanEnv, repoRoot, runCommand, runScript, startScript } from '../../support/run-script.ts';
+import { cleanEnv, repoRoot, runScript, startScript } from '../../support/run-script.ts';
+import { runHungConsumerProgram } from '../../support/hung-consumer-program.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -173,16 +173,8 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
   // bull's timers and the dropped connections' socket timeouts kept it alive 15 s and more.
   describe('a program whose close timed out', () => {
     it('ends by itself', async () => {
-      const module = pathToFileURL(join(repoRoot, 'examples/consumer/start-consumer.ts')).href;
-      const code = [
-        `const { startConsumer } = await import(${JSON.stringify(module)});`,
-        'const options = { redis: process.env.REDIS_URL, prefix: process.env.QUEUE_PREFIX };',
-        'const consumer = startConsumer(options, () => new Promise(() => undefined));',
-        "consumer.queue.once('active', async () => console.log(await consumer.close(300)));",
-      ].join('\n');
       const started = performance.now();
-      const env = cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: receiver().prefix });
-      const running = runCommand(process.execPath, ['--input-type=module', '-e', code], env, 30_000);
+      const running = runHungConsumerProgram(testStack().redisUrl, receiver().prefix);
       await deliver(channelDidCreate('consumer-exits'));
       const result = await running;
       expect(result, result.stderr).to.include({ code: 0, stdout: 'timed out\n' });

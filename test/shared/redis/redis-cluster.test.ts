@@ -1,8 +1,6 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
 import { Cluster, Redis } from 'ioredis';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { planFailover } from '../../../scripts/lib/redis-cluster.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
 import {
@@ -32,7 +30,8 @@ import { warnVolatileRedis } from '../../../receiver/store/warn-volatile-redis.t
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
-import { cleanEnv, repoRoot, runCommand, runScript, startScript } from '../../support/run-script.ts';
+import { cleanEnv, runScript, startScript } from '../../support/run-script.ts';
+import { runHungConsumerProgram } from '../../support/hung-consumer-program.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -471,16 +470,8 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const prefix = taggedPrefix();
       const queue = createWebhookQueue({ redis: local.target, prefix });
       queues.push(queue);
-      const module = pathToFileURL(join(repoRoot, 'examples/consumer/start-consumer.ts')).href;
-      const code = [
-        `const { startConsumer } = await import(${JSON.stringify(module)});`,
-        'const options = { redis: JSON.parse(process.env.TARGET), prefix: process.env.QUEUE_PREFIX };',
-        'const consumer = startConsumer(options, () => new Promise(() => undefined));',
-        "consumer.queue.once('active', async () => console.log(await consumer.close(300)));",
-      ].join('\n');
-      const env = cleanEnv({ TARGET: JSON.stringify(local.target), QUEUE_PREFIX: prefix });
       const started = performance.now();
-      const running = runCommand(process.execPath, ['--input-type=module', '-e', code], env, 30_000);
+      const running = runHungConsumerProgram(local.target, prefix);
       await queue.add(job('hangs-on-the-cluster'), { jobId: 'hangs-on-the-cluster' });
       const result = await running;
       expect(result, result.stderr).to.include({ code: 0, stdout: 'timed out\n' });
