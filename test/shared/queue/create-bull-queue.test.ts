@@ -100,6 +100,34 @@ describe('createBullQueue: the blocking connection to a server gone silent', fun
   });
 });
 
+/**
+ * A Redis of its own for each test (stopped after it; `stop()` stops it earlier), and every queue
+ * handed to `closeAfter` closed after the test, before that Redis stops.
+ */
+function useFreshRedis() {
+  let dir = '';
+  let redis: LocalServer | undefined;
+  const queues: Bull.Queue<{ n: number }>[] = [];
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
+    redis = await startRedis({ dir });
+  });
+  afterEach(async () => {
+    for (const queue of queues.splice(0)) await queue.close().catch(() => undefined);
+    await redis?.stop('SIGKILL');
+    redis = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    url: () => redis!.url,
+    stop: async () => {
+      await redis?.stop('SIGKILL');
+      redis = undefined;
+    },
+    closeAfter: <Q extends Bull.Queue<{ n: number }>>(queue: Q): Q => (queues.push(queue), queue),
+  };
+}
+
 // bull's disconnect() closes only the connections bull made itself, and this factory makes them
 // all: a close that gave up waiting for a hung job (the example consumer's deadline, the worker's
 // shutdown at its storage gate) called it and closed nothing. The blocking read still waiting on
@@ -107,21 +135,10 @@ describe('createBullQueue: the blocking connection to a server gone silent', fun
 // renewing the locks of both, so no other worker ever took them while that process lived.
 describe('createBullQueue: disconnect() while a job hangs', function () {
   this.timeout(30_000);
-  let dir: string;
-  let redis: LocalServer;
-  let admin: Bull.Queue<{ n: number }> | undefined;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
-    redis = await startRedis({ dir });
-  });
-  afterEach(async () => {
-    await admin?.close().catch(() => undefined);
-    await redis.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const redis = useFreshRedis();
 
   it('drops every connection at once: a job queued after it waits, and none connects again', async () => {
-    const queue = createBullQueue<{ n: number }>('hung', { redis: redis.url, prefix: 'dq' });
+    const queue = createBullQueue<{ n: number }>('hung', { redis: redis.url(), prefix: 'dq' });
     queue.on('error', () => undefined);
     const taken: number[] = [];
     void queue.process(4, (job) => {
@@ -139,7 +156,9 @@ describe('createBullQueue: disconnect() while a job hangs', function () {
     }, 1_000);
     expect(unhandled.map(String)).to.deep.equal([]);
 
-    admin = createBullQueue<{ n: number }>('hung', { redis: redis.url, prefix: 'dq' });
+    const admin = redis.closeAfter(
+      createBullQueue<{ n: number }>('hung', { redis: redis.url(), prefix: 'dq' }),
+    );
     const second = await admin.add({ n: 2 });
     // Longer than bull's own QUIT of its blocking connection (500 ms) and its reconnect after it.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -156,19 +175,10 @@ describe('createBullQueue: disconnect() while a job hangs', function () {
 // blocking connection again at once and handles that connect's failure only once the job settles.
 describe('createBullQueue: a close while Redis is gone and a job runs', function () {
   this.timeout(30_000);
-  let dir: string;
-  let redis: LocalServer | undefined;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
-    redis = await startRedis({ dir });
-  });
-  afterEach(async () => {
-    await redis?.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const redis = useFreshRedis();
 
   it('leaves no rejection unhandled, and finishes once the job does', async () => {
-    const queue = createBullQueue<{ n: number }>('gone', { redis: redis!.url, prefix: 'gq' });
+    const queue = createBullQueue<{ n: number }>('gone', { redis: redis.url(), prefix: 'gq' });
     queue.on('error', () => undefined);
     let finish: () => void = () => undefined;
     let started = false;
@@ -178,8 +188,7 @@ describe('createBullQueue: a close while Redis is gone and a job runs', function
     });
     await queue.add({ n: 1 });
     await waitFor(() => started, 10_000, 'the job');
-    await redis!.stop('SIGKILL');
-    redis = undefined;
+    await redis.stop();
     let closed = false;
     const unhandled = await unhandledRejectionsOf(async () => {
       void queue.close().finally(() => (closed = true));
@@ -196,33 +205,24 @@ describe('createBullQueue: a close while Redis is gone and a job runs', function
 // as managed services grant) made every worker start end its process.
 describe('createBullQueue: a worker whose Redis user may not run CLIENT', function () {
   this.timeout(30_000);
-  let dir: string;
-  let redis: LocalServer;
-  let queue: Bull.Queue<{ n: number }> | undefined;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'bull-queue-'));
-    redis = await startRedis({ dir });
-  });
-  afterEach(async () => {
-    await queue?.close().catch(() => undefined);
-    await redis.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const redis = useFreshRedis();
 
   it('takes jobs all the same, leaving no rejection unhandled, and says why it has no name', async () => {
-    const admin = createBullQueue<{ n: number }>('acl', { redis: redis.url, prefix: 'aq' });
+    const admin = createBullQueue<{ n: number }>('acl', { redis: redis.url(), prefix: 'aq' });
     await admin.client.call('ACL', 'SETUSER', 'worker', 'on', '>worker-pw', '~*', '&*', '+@all', '-client');
     await admin.close();
-    const url = new URL(redis.url);
+    const url = new URL(redis.url());
     url.username = 'worker';
     url.password = 'worker-pw';
-    queue = createBullQueue<{ n: number }>('acl', { redis: url.toString(), prefix: 'aq' });
+    const queue = redis.closeAfter(
+      createBullQueue<{ n: number }>('acl', { redis: url.toString(), prefix: 'aq' }),
+    );
     const errors: string[] = [];
     queue.on('error', (error: Error) => errors.push(error.message));
     const done: number[] = [];
     const unhandled = await unhandledRejectionsOf(async () => {
-      void queue!.process(async (job) => void done.push(job.data.n));
-      await queue!.add({ n: 1 });
+      void queue.process(async (job) => void done.push(job.data.n));
+      await queue.add({ n: 1 });
       await waitFor(() => done.length === 1, 10_000, 'the job');
     }, 500);
     expect(unhandled.map(String)).to.deep.equal([]);
