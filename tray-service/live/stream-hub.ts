@@ -446,10 +446,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   }
 
   /**
-   * Removals, and records a stream told removed, as storage has them (stillStored): a removal is
-   * sent for the records still gone and the stored state for those stored again since; a later
-   * state of a record a stream told removed is sent only if stored, as stored (an older state
-   * announced late would otherwise bring back a record that is gone). Every other record as it comes.
+   * Removals, and records a stream told removed or cleared, as storage has them (stillStored): a
+   * removal is sent for the records still gone and the stored state for those stored again since;
+   * a later state of a record a stream told removed, or a state no later than a `cleared` it sent,
+   * is sent only if stored, as stored (a state announced late would otherwise bring back a record
+   * that is gone). Every other record as it comes.
    */
   async function deliverAsStored(
     userId: string,
@@ -465,12 +466,12 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       return;
     }
     const doubtful = change.records
-      .map((record) => record.key)
-      .filter((key) => sessions.some((session) => session.wasRemoved(key)));
+      .filter((record) => sessions.some((session) => session.doubts(record)))
+      .map((record) => record.key);
     const { stored } = await stillStored(userId, doubtful);
     for (const session of sessions) {
       for (const record of change.records) {
-        if (!session.wasRemoved(record.key)) session.record(record);
+        if (!session.doubts(record)) session.record(record);
         else {
           const current = stored.get(record.key);
           if (current) session.record(current, true);

@@ -14,6 +14,7 @@ import {
   hasSeen,
   markSeen,
   passed,
+  SETTLE_MS,
   type StreamCursor,
 } from './stream-cursor.ts';
 
@@ -47,11 +48,15 @@ export interface StreamSession {
   record(record: TrayRecord & Partial<InboxState>, again?: boolean): void;
   /**
    * Tells the client these records are gone. The stream remembers the newest REMEMBERED_REMOVALS
-   * of them (wasRemoved): a later state of one is sent only as storage holds it (stream-hub.ts).
+   * of them (doubts): a later state of one is sent only as storage holds it (stream-hub.ts).
    */
   removed(ids: readonly string[]): void;
-  /** Whether this stream told its client the record was removed (one of its latest removals). */
-  wasRemoved(id: string): boolean;
+  /**
+   * Whether this state of a record may be gone by what this stream told its client: the record
+   * was removed (one of its latest removals), or the state is no later than a `cleared` the
+   * stream sent (within the clocks' SETTLE_MS): its delete may have removed it, announced late.
+   */
+  doubts(record: { key: string; changedAt: number }): boolean;
   cleared(at: number): void;
   /**
    * Writes what the stream has not sent of `change`. True when it is behind a record a mark
@@ -84,7 +89,7 @@ export interface SessionHooks {
   overflow: (session: StreamSession) => void;
 }
 
-/** Removals a stream remembers (wasRemoved), newest kept: a few kilobytes a stream at most. */
+/** Removals a stream remembers (doubts), newest kept: a few kilobytes a stream at most. */
 export const REMEMBERED_REMOVALS = 256;
 
 /** A stream whose client reads slower than this many buffered bytes is closed. */
@@ -117,6 +122,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   let idWithheld = stream.start === 'reset';
   /** The records this stream told removed, oldest first (REMEMBERED_REMOVALS at most). */
   const removedIds = new Set<string>();
+  /** The time of the latest `cleared` this stream sent (-Infinity: none). */
+  let lastCleared = -Infinity;
 
   /**
    * The keys of the marked states this stream has not sent yet, now counted as sent. A mark of a
@@ -173,10 +180,11 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       }
       session.write('removed', { ids: [...ids] });
     },
-    wasRemoved: (id) => removedIds.has(id),
+    doubts: (record) => removedIds.has(record.key) || record.changedAt <= lastCleared + SETTLE_MS,
     cleared(at) {
       if (hasSeen(cursor, CLEARED_ID, at)) return;
       markSeen(cursor, CLEARED_ID, at, at);
+      lastCleared = Math.max(lastCleared, at);
       session.write('cleared', {});
     },
     deliver(change) {

@@ -84,3 +84,45 @@ describe('a record written while a delete-all is under way', function () {
     expect(shownBy([...beforeClear, ...again.events]), 'on reconnect').to.deep.equal(['p-new']);
   });
 });
+
+// The other order: a record committed before delete-all whose announcement comes after the
+// `cleared` (a fan-out announced a batch at a time, a late wake-up). The stream sent it after the
+// clear, and the client showed a record the tray no longer holds, until a reload.
+describe('a record deleted by a delete-all whose announcement comes after it', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1 });
+  const user = 'u-clear-late';
+
+  it('is not shown by the stream', async () => {
+    const storage = tray.worker.storage;
+    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
+      Authorization: await bearer(user),
+    });
+    await stream.next(named('unread'));
+    const clearAnnounced = Promise.withResolvers<undefined>();
+    let announced: Promise<unknown> = Promise.resolve();
+    const at = Date.now();
+    await storage.writes.applyPersonal(seedActivities({ userId: user, targetId: 'p-late', lastUpdate: at }), {
+      now: at,
+      retentionDays: 90,
+      onWritten: async (records) => {
+        announced = clearAnnounced.promise.then(() => tray.changes.recordsWritten(records));
+      },
+    });
+    await deleteAll(
+      { records: storage.records, clears: storage.clears },
+      tray.instance(0).live.publisher,
+      user,
+      Date.now(),
+    );
+    await stream.next(named('cleared'), { from: 0 });
+    clearAnnounced.resolve(undefined);
+    await announced;
+    const after = stream.events.findIndex(named('cleared')) + 1;
+    await stream
+      .next((event) => event.event === 'record', { from: after, timeoutMs: 2_000 })
+      .catch(() => undefined);
+    stream.close();
+    expect(shownBy(stream.events)).to.deep.equal([]);
+  });
+});
