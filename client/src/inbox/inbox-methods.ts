@@ -53,7 +53,17 @@ export interface InboxMethods {
   unmute(target: MuteTargetInput, options?: CallOptions): Promise<boolean>;
 }
 
-const timeOf = (time: TrayTime) => (time instanceof Date ? time.getTime() : time);
+/**
+ * An `until` as sent: epoch milliseconds, or the ISO 8601 text as given (the service reads it). A
+ * number that is no time (an invalid Date, NaN, Infinity) is a TypeError: JSON would send it as
+ * null, which a mute reads as "until unmuted".
+ */
+function timeOf(time: TrayTime): number | string {
+  const sent = time instanceof Date ? time.getTime() : time;
+  if (typeof sent === 'number' && !Number.isFinite(sent))
+    throw new TypeError(`until: expected a valid time, got ${String(time)}`);
+  return sent;
+}
 
 /**
  * How long a call naming `until` may still be sent again: the service refuses an `until` that is
@@ -101,7 +111,7 @@ export function inboxMethods(send: Send): InboxMethods {
         options,
       ),
     unarchive: (ids, options = {}) => mark('unarchive', { ids: [...ids] } satisfies IdsBody, options),
-    snooze: (ids, until, options = {}) =>
+    snooze: async (ids, until, options = {}) =>
       mark('snooze', { ids: [...ids], until: timeOf(until) } satisfies SnoozeBody, options),
     unsnooze: (ids, options = {}) => mark('unsnooze', { ids: [...ids] } satisfies IdsBody, options),
     async mutes(options = {}) {

@@ -101,6 +101,20 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
       expect((await client.mutes()).map((one) => one.targetId)).to.deep.equal(['u-loud']);
     });
 
+    // JSON writes NaN and Infinity as null, and a null `until` is a mute without end: an invalid
+    // Date (say, from a user's typo) muted for good, with no error.
+    it('refuses an until that is no time (an invalid Date, NaN, Infinity), muting and snoozing nothing', async () => {
+      const client = clientOf(target.user('invalid-until-user'));
+      for (const until of [new Date('not a date'), Number.NaN, Number.POSITIVE_INFINITY]) {
+        await expect(client.mute({ targetType: 'post', targetId: 'p-typo', until })).to.be.rejectedWith(
+          TypeError,
+          /until/,
+        );
+        await expect(client.snooze(['k'], until)).to.be.rejectedWith(TypeError, /until/);
+      }
+      expect(await client.mutes()).to.deep.equal([]);
+    });
+
     it('mute() extends a mute mutes() gave, sending only the fields the service takes', async () => {
       const client = clientOf(target.user('extending-user'));
       await client.mute({ targetType: 'post', targetId: 'p-2', until: new Date(Date.now() + 60 * MIN) });
