@@ -23,8 +23,8 @@ export interface TrayStreamOptions {
   baseUrl: string;
   /**
    * A current bearer token for the user; asked again after every wait to reconnect (the token may
-   * have expired meanwhile) and after a 401 (not a ban's), then with the token refused
-   * (`{ refused }`): return a new one. Its errors end the iteration, except one after a wait
+   * have expired meanwhile), and after `expired` or a 401 (not a ban's) with the token refused
+   * (`{ refused }`): return a new one then. Its errors end the iteration, except one after a wait
    * (its endpoint may be down in the outage the stream waited out): that one is waited out too,
    * and told to `onError`.
    */
@@ -221,6 +221,8 @@ async function* streamEvents(
       let started = false;
       /** Served past its opening: an event after the first `unread`. */
       let served = false;
+      /** The token this stream ended on `expired` with. */
+      let expiredToken: string | undefined;
       // Once a chunk's events are all yielded: the id of a block without data (a heartbeat's) is
       // then past everything the app has; not after an oversized event, taken for a damaged one.
       const afterChunk = () => {
@@ -251,6 +253,7 @@ async function* streamEvents(
         // what the stream missed: a service that fails that read ends each stream right after it.
         if (started || (message.event !== 'unread' && message.event !== 'reset')) served = true;
         if (message.event === 'unread') started = true;
+        if (message.event === 'expired') expiredToken = token;
         if (message.id !== '') lastEventId = message.id;
         if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
         // Told once the app has taken the event (asked for the next), not before.
@@ -280,8 +283,11 @@ async function* streamEvents(
       state('waiting');
       await pause(reconnectWait(attempt, policy, parser.retryMs), signal);
       attempt += 1;
-      // Also after `expired`, whose token has reached its `exp`.
       afterWait();
+      // After `expired` the token has reached its `exp` by the service's clock: asked for as
+      // refused, so a cache whose clock is behind does not give it back (its ticket's 401 would
+      // count against the address's failed authentications).
+      if (expiredToken !== undefined) refused = expiredToken;
     }
   } finally {
     stop.abort();

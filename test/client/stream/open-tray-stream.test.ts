@@ -89,11 +89,16 @@ describe('openTrayStream against the tray service', function () {
     it('asks getToken again, resumes after the "expired" event, and misses nothing', async () => {
       const user = target.user('u-expiry');
       let tokens = 0;
+      const asked: { refused?: string }[] = [];
+      const given: string[] = [];
       let delivered: Promise<unknown> | undefined;
       const { stream } = open(user, {
-        getToken: () => {
+        getToken: async (context) => {
           tokens += 1;
-          return target.token(user, 3);
+          asked.push(context);
+          const token = await target.token(user, 3);
+          given.push(token);
+          return token;
         },
         // A comment queued while the client waits to reconnect: only the resumed stream brings it.
         reconnect: { initialMs: 1_500, maxMs: 1_500 },
@@ -107,6 +112,9 @@ describe('openTrayStream against the tray service', function () {
       await stream.next('record', { match: (event) => event.data.targetId === 'p-before' });
       await stream.next('record', { match: (event) => event.data.targetId === 'p-gap', timeoutMs: 10_000 });
       expect(tokens).to.equal(2);
+      // The service said the token expired: a cache with a clock behind the service's would give
+      // it back, and its ticket's 401 would count against the address, unless told it is refused.
+      expect(asked).to.deep.equal([{}, { refused: given[0] }]);
       await delivered;
       await target.deliver(commentEvent({ postId: 'p-after', postOwner: user, createdAt: minute(3) }));
       await stream.next('record', { match: (event) => event.data.targetId === 'p-after' });
