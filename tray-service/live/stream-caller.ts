@@ -3,6 +3,7 @@ import { AppError } from '../../shared/errors/app-error.ts';
 import { requireUser } from '../http/auth/require-user.ts';
 import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import type { StreamTickets } from './stream-tickets.ts';
+import { TicketRefused } from '../http/auth/ticket-refused.ts';
 
 /**
  * The stream's caller: from `?ticket=` (redeemed, so it works once) when given, else from the
@@ -19,6 +20,7 @@ export function streamCaller(verify: TokenVerifier, tickets: StreamTickets): Req
       throw new AppError(
         'UNAUTHORIZED',
         'ticket is unknown, expired or already used (POST /notifications/v3/stream-ticket issues one)',
+        { cause: new TicketRefused() },
       );
     }
     res.locals.userId = holder.userId;

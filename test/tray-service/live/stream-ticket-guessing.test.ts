@@ -15,7 +15,10 @@ describe('guessing stream tickets (AUTH_FAILURE_LIMIT)', function () {
 
   it('answers unknown tickets 401 however many, and never refuses the address for them', async () => {
     for (let i = 0; i < LIMIT * 3; i += 1) {
-      const res = await request(tray.instance(i % 2).base).get(guess());
+      // Every other one beside an Authorization header, which the ticket decides without reading:
+      // it was counted as a guessed token.
+      const call = request(tray.instance(i % 2).base).get(guess());
+      const res = await (i % 2 === 0 ? call : call.set('Authorization', 'Bearer not-read'));
       expect(res.status).to.equal(401);
       expect(res.body).to.include({ status: 'error', code: 401000 });
     }
