@@ -274,9 +274,10 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     userId: string,
     sessions: readonly StreamSession[],
     resyncFrom = Infinity,
+    announcedClear?: number,
   ): Promise<void> {
     // readMissed ends its streams on its own failures and never rejects: only the bound throws here.
-    await withTimeout(readMissed(userId, sessions, resyncFrom), catchUpMs, 'catch-up').catch(
+    await withTimeout(readMissed(userId, sessions, resyncFrom, announcedClear), catchUpMs, 'catch-up').catch(
       (error: unknown) => endToResume(sessions, 'catch-up', error),
     );
   }
@@ -287,11 +288,14 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
    * page moves the stream's id (a stream dropped midway resumes after what it got). `resyncFrom`:
    * a resync's, changes from then on may not have been announced (a failed publish); so may those
    * of a resync a stream was away for (one published after its last change, LostChanges).
+   * `announcedClear`: the time of a delete-all announced to these open streams, owed to each that
+   * was not told it, whatever its id's window (which decides only what a reconnect missed).
    */
   async function readMissed(
     userId: string,
     sessions: readonly StreamSession[],
     resyncFrom: number,
+    announcedClear = Infinity,
   ): Promise<void> {
     if (sessions.length === 0) return;
     // What each stream had delivered when its catch-up began: its own writes below do not count.
@@ -316,7 +320,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       // and its announcement): sent again, from the clear's time less the settle window.
       const resendAfter = new Map<StreamSession, number>();
       for (const [session, start] of starts) {
-        const owed = mayOwe(start, clearedAt, lostFrom.get(session));
+        const owed = clearedAt >= announcedClear || mayOwe(start, clearedAt, lostFrom.get(session));
         if (clearedAt <= 0 || !owed || hasSeen(start, CLEARED_ID, clearedAt)) continue;
         session.cleared(clearedAt);
         resendAfter.set(session, clearedAt - SETTLE_MS);
@@ -410,8 +414,12 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     sessions: readonly StreamSession[],
     change: LiveChange,
   ): Promise<void> {
-    if (change.kind === 'cleared' || change.kind === 'resync') {
-      await catchUp(userId, sessions, change.kind === 'resync' ? change.since : Infinity);
+    if (change.kind === 'cleared') {
+      await catchUp(userId, sessions, Infinity, change.at);
+      return;
+    }
+    if (change.kind === 'resync') {
+      await catchUp(userId, sessions, change.since);
       return;
     }
     if (change.kind === 'removed' || change.kind === 'record') {

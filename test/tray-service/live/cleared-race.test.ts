@@ -126,3 +126,40 @@ describe('a record deleted by a delete-all whose announcement comes after it', f
     expect(shownBy(stream.events)).to.deep.equal([]);
   });
 });
+
+// A live `cleared` went through the reconnect rule (a clear inside the id's window): a stream
+// whose id had moved more than the settle window past the clear (a record stamped later reached
+// it first: a long catch-up's later page, a writer whose clock runs ahead) was never told, and its
+// client kept every record the delete removed.
+describe('a delete-all announced to a stream whose id moved past its time', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1 });
+  const user = 'u-clear-behind';
+
+  it('is told `cleared`', async () => {
+    const storage = tray.worker.storage;
+    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
+      Authorization: await bearer(user),
+    });
+    await stream.next(named('unread'));
+    const ahead = Date.now() + 7_000;
+    await storage.writes.applyPersonal(
+      seedActivities({ userId: user, targetId: 'p-ahead', lastUpdate: ahead }),
+      {
+        now: ahead,
+        retentionDays: 90,
+        onWritten: (records) => tray.changes.recordsWritten(records),
+      },
+    );
+    await stream.next(named('record'));
+    await deleteAll(
+      { records: storage.records, clears: storage.clears },
+      tray.instance(0).live.publisher,
+      user,
+      Date.now(),
+    );
+    await stream.next(named('cleared'), { from: 0, timeoutMs: 3_000 }).catch(() => undefined);
+    stream.close();
+    expect(shownBy(stream.events)).to.deep.equal([]);
+  });
+});
