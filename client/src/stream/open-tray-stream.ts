@@ -156,6 +156,12 @@ async function* streamEvents(
   };
   /** Connection attempts since a stream was last served and did not end on a damaged event, for the backoff. */
   let attempt = 0;
+  /**
+   * The service's last `retry:`, kept for every later wait as an EventSource keeps its
+   * reconnection time: it spreads its clients at shutdown with it, and a reconnect that met it
+   * still down would otherwise fall back to the short backoff, bringing them back together.
+   */
+  let serviceRetryMs: number | undefined;
   /** Tells onError, then waits out `error` as the backoff says (an onError that throws ends the iteration). */
   const waitOut = async (error: unknown, retryAfterMs: number | undefined) => {
     state('waiting');
@@ -205,7 +211,7 @@ async function* streamEvents(
         continue;
       }
       if (connection.kind === 'unavailable') {
-        await waitOut(connection.error, connection.retryAfterMs);
+        await waitOut(connection.error, connection.retryAfterMs ?? serviceRetryMs);
         afterWait();
         continue;
       }
@@ -281,7 +287,8 @@ async function* streamEvents(
       // The service's own `retry:` (sent when it shuts down, spread over clients) wins over a shorter
       // backoff, up to maxMs.
       state('waiting');
-      await pause(reconnectWait(attempt, policy, parser.retryMs), signal);
+      if (parser.retryMs !== undefined) serviceRetryMs = parser.retryMs;
+      await pause(reconnectWait(attempt, policy, serviceRetryMs), signal);
       attempt += 1;
       afterWait();
       // After `expired` the token has reached its `exp` by the service's clock: asked for as

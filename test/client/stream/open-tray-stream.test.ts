@@ -391,6 +391,28 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  // An EventSource keeps the last `retry:` for its whole life. The client kept it for one
+  // connection: the service's shutdown spreads its clients with it, and a reconnect that met the
+  // service still down fell back to the short backoff, bunching the clients up again.
+  describe("when a reconnect after the service's retry: meets the service still down", () => {
+    it('keeps waiting at least that long', async () => {
+      const script = scriptedStream((res, request) => {
+        if (request.index === 0) {
+          res.writeHead(200, eventStreamHead);
+          res.end(`${sseEvent('unread', '1', unread(0))}retry: 600\n\n`);
+          return;
+        }
+        res.writeHead(503, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+      });
+      await open(script, { reconnect: { initialMs: 50, maxMs: 5_000 } });
+      await waitFor(() => script.requests.length >= 4, 10_000, 'four stream requests');
+      const times = script.requests.slice(0, 4).map((request) => request.at);
+      const gaps = times.slice(1).map((time, index) => time - times[index]!);
+      for (const gap of gaps) expect(gap, JSON.stringify(gaps)).to.be.at.least(600 - 5);
+    });
+  });
+
   describe('when the stream request is refused with a 4xx', () => {
     const answering = (status: number) =>
       scriptedStream((res) => {
