@@ -320,7 +320,10 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       // and its announcement): sent again, from the clear's time less the settle window.
       const resendAfter = new Map<StreamSession, number>();
       for (const [session, start] of starts) {
-        const owed = clearedAt >= announcedClear || mayOwe(start, clearedAt, lostFrom.get(session));
+        // A clear announced to an open stream is owed to it if its client may have read its list
+        // before the delete (the stream opened before it, give or take the clocks' settle window).
+        const announced = clearedAt >= announcedClear && clearedAt > start.floor - SETTLE_MS;
+        const owed = announced || mayOwe(start, clearedAt, lostFrom.get(session));
         if (clearedAt <= 0 || !owed || hasSeen(start, CLEARED_ID, clearedAt)) continue;
         session.cleared(clearedAt);
         resendAfter.set(session, clearedAt - SETTLE_MS);
@@ -482,7 +485,9 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         if (!session.doubts(record)) session.record(record);
         else {
           const current = stored.get(record.key);
-          if (current) session.record(current, true);
+          // Again, whatever the stream sent, only after its removal: after a `cleared`, the
+          // catch-up sent what was stored then, and the cursor knows which states those were.
+          if (current) session.record(current, session.removedOf(record.key));
         }
       }
     }

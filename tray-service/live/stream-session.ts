@@ -14,6 +14,7 @@ import {
   hasSeen,
   markSeen,
   passed,
+  recordHash,
   SETTLE_MS,
   type StreamCursor,
 } from './stream-cursor.ts';
@@ -57,6 +58,8 @@ export interface StreamSession {
    * stream sent (within the clocks' SETTLE_MS): its delete may have removed it, announced late.
    */
   doubts(record: { key: string; changedAt: number }): boolean;
+  /** Whether this stream told its client the record was removed (one of its latest removals). */
+  removedOf(id: string): boolean;
   cleared(at: number): void;
   /**
    * Writes what the stream has not sent of `change`. True when it is behind a record a mark
@@ -122,8 +125,11 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   let idWithheld = stream.start === 'reset';
   /** The records this stream told removed, oldest first (REMEMBERED_REMOVALS at most). */
   const removedIds = new Set<string>();
-  /** The time of the latest `cleared` this stream sent (-Infinity: none). */
-  let lastCleared = -Infinity;
+  /**
+   * The time of the latest `cleared` this stream or the one it resumes sent, as far as its id
+   * remembers (-Infinity: none).
+   */
+  let lastCleared = cursor.seen.get(recordHash(CLEARED_ID))?.version ?? -Infinity;
 
   /**
    * The keys of the marked states this stream has not sent yet, now counted as sent. A mark of a
@@ -181,6 +187,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       session.write('removed', { ids: [...ids] });
     },
     doubts: (record) => removedIds.has(record.key) || record.changedAt <= lastCleared + SETTLE_MS,
+    removedOf: (id) => removedIds.has(id),
     cleared(at) {
       if (hasSeen(cursor, CLEARED_ID, at)) return;
       markSeen(cursor, CLEARED_ID, at, at);

@@ -292,8 +292,8 @@ async function* streamEvents(
       attempt += 1;
       afterWait();
       // After `expired` the token has reached its `exp` by the service's clock: asked for as
-      // refused, so a cache whose clock is behind does not give it back (its ticket's 401 would
-      // count against the address's failed authentications).
+      // refused, so a cache whose clock is behind does not give it back (its ticket would be
+      // refused with 401 first, a round trip and a wait for nothing).
       if (expiredToken !== undefined) refused = expiredToken;
     }
   } finally {

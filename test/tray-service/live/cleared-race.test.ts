@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { deleteAll } from '../../../tray-service/use-cases/delete-all.ts';
+import type { TrayChanges } from '../../../tray-service/use-cases/tray-changes.ts';
+import { SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
@@ -101,14 +103,17 @@ describe('a record deleted by a delete-all whose announcement comes after it', f
     await stream.next(named('unread'));
     const clearAnnounced = Promise.withResolvers<undefined>();
     let announced: Promise<unknown> = Promise.resolve();
+    let written = 0;
     const at = Date.now();
     await storage.writes.applyPersonal(seedActivities({ userId: user, targetId: 'p-late', lastUpdate: at }), {
       now: at,
       retentionDays: 90,
       onWritten: async (records) => {
+        written += records.length;
         announced = clearAnnounced.promise.then(() => tray.changes.recordsWritten(records));
       },
     });
+    expect(written, 'records whose announcement is held back').to.equal(1);
     await deleteAll(
       { records: storage.records, clears: storage.clears },
       tray.instance(0).live.publisher,
@@ -124,6 +129,53 @@ describe('a record deleted by a delete-all whose announcement comes after it', f
       .catch(() => undefined);
     stream.close();
     expect(shownBy(stream.events)).to.deep.equal([]);
+  });
+
+  // Written while the delete-all ran (stored after its DELETE), announced after the catch-up of
+  // its `cleared` had sent it: sent once, not again for its own late announcement.
+  it('sends a record written during it once after its `cleared`, however late its announcement', async () => {
+    const storage = tray.worker.storage;
+    const other = `${user}-during`;
+    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
+      Authorization: await bearer(other),
+    });
+    await stream.next(named('unread'));
+    const release = Promise.withResolvers<undefined>();
+    let announced: Promise<unknown> = Promise.resolve();
+    let written = 0;
+    const clears: TrayStorage['clears'] = {
+      ...storage.clears,
+      record: async (userId, at) => {
+        const now = Date.now();
+        await storage.writes.applyPersonal(
+          seedActivities({ userId: other, targetId: 'p-during', lastUpdate: now }),
+          {
+            now,
+            retentionDays: 90,
+            onWritten: async (records) => {
+              written += records.length;
+              announced = release.promise.then(() => tray.changes.recordsWritten(records));
+            },
+          },
+        );
+        return storage.clears.record(userId, at);
+      },
+    };
+    await deleteAll({ records: storage.records, clears }, tray.instance(0).live.publisher, other, Date.now());
+    expect(written, 'records whose announcement is held back').to.equal(1);
+    await stream.next(named('cleared'), { from: 0 });
+    const after = stream.events.findIndex(named('cleared')) + 1;
+    const during = (event: SseEvent) =>
+      event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-during';
+    await stream.next(during, { from: after });
+    release.resolve(undefined);
+    await announced;
+    await stream
+      .next(during, { from: stream.events.findIndex(during) + 1, timeoutMs: 1_500 })
+      .catch(() => undefined);
+    stream.close();
+    expect(stream.events.slice(after).filter(during)).to.have.lengthOf(1);
+    expect(shownBy(stream.events)).to.deep.equal(['p-during']);
   });
 });
 
@@ -161,5 +213,32 @@ describe('a delete-all announced to a stream whose id moved past its time', func
     await stream.next(named('cleared'), { from: 0, timeoutMs: 3_000 }).catch(() => undefined);
     stream.close();
     expect(shownBy(stream.events)).to.deep.equal([]);
+  });
+
+  // The clear is owed to the streams open when it was made; one opened well after it (its client
+  // read its list after the delete) would drop that list for nothing when the announcement is late.
+  it('is not told to a stream opened more than the settle window after it', async function () {
+    this.timeout(30_000);
+    const storage = tray.worker.storage;
+    const other = `${user}-fresh`;
+    const publisher = tray.instance(0).live.publisher;
+    const go = Promise.withResolvers<undefined>();
+    const late: Pick<TrayChanges, 'cleared'> = {
+      cleared: async (userId, at) => {
+        await go.promise;
+        return publisher.cleared(userId, at);
+      },
+    };
+    const deleting = deleteAll({ records: storage.records, clears: storage.clears }, late, other, Date.now());
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 1_000));
+    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
+      Authorization: await bearer(other),
+    });
+    await stream.next(named('unread'));
+    go.resolve(undefined);
+    await deleting;
+    await stream.next(named('cleared'), { timeoutMs: 1_500 }).catch(() => undefined);
+    stream.close();
+    expect(stream.events.filter(named('cleared'))).to.deep.equal([]);
   });
 });
