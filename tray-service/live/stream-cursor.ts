@@ -109,10 +109,14 @@ export function passThrough(cursor: StreamCursor, position: CatchUpPosition, set
   cursor.through = { changedAt: position.changedAt, key: position.key };
 }
 
+/** The newest version of this record the cursor remembers delivering, if it remembers one. */
+export function seenVersion(cursor: StreamCursor, recordId: string): number | undefined {
+  return cursor.seen.get(recordHash(recordId))?.version;
+}
+
 /** Whether the stream already delivered this record at this version or a newer one. */
 export function hasSeen(cursor: StreamCursor, recordId: string, version: number): boolean {
-  const seen = cursor.seen.get(recordHash(recordId));
-  return seen !== undefined && seen.version >= version;
+  return (seenVersion(cursor, recordId) ?? -Infinity) >= version;
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   hasSeen,
   markSeen,
   passed,
-  recordHash,
+  seenVersion,
   SETTLE_MS,
   type StreamCursor,
 } from './stream-cursor.ts';
@@ -129,7 +129,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
    * The time of the latest `cleared` this stream or the one it resumes sent, as far as its id
    * remembers (-Infinity: none).
    */
-  let lastCleared = cursor.seen.get(recordHash(CLEARED_ID))?.version ?? -Infinity;
+  let lastCleared = seenVersion(cursor, CLEARED_ID) ?? -Infinity;
 
   /**
    * The keys of the marked states this stream has not sent yet, now counted as sent. A mark of a

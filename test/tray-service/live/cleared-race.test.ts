@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { deleteAll } from '../../../tray-service/use-cases/delete-all.ts';
 import type { TrayChanges } from '../../../tray-service/use-cases/tray-changes.ts';
 import { SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
-import { useLiveTray } from './support/live-harness.ts';
+import { useLiveTray, type LiveHarness } from './support/live-harness.ts';
 import { dataOf, named, openSse, type SseEvent } from './support/sse-client.ts';
 
 /** The records a client shows after applying these events, as the demo page does. */
@@ -21,6 +22,41 @@ function shownBy(events: readonly SseEvent[]): string[] {
     if (event.event === 'removed') for (const id of dataOf<{ ids: string[] }>(event).ids) shown.delete(id);
   }
   return [...shown.values()];
+}
+
+type OnWritten = (records: readonly InboxRecord[]) => Promise<void>;
+
+/** The user's stream on the tray's first instance, once its opening `unread` has come. */
+async function openedStream(tray: LiveHarness, userId: string) {
+  const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
+    Authorization: await bearer(userId),
+  });
+  await stream.next(named('unread'));
+  return stream;
+}
+
+/** A record written as the worker writes one, stamped `at`, announced by `onWritten`. */
+function writeRecord(tray: LiveHarness, userId: string, targetId: string, at: number, onWritten: OnWritten) {
+  return tray.worker.storage.writes.applyPersonal(seedActivities({ userId, targetId, lastUpdate: at }), {
+    now: at,
+    retentionDays: 90,
+    onWritten,
+  });
+}
+
+/** An announcement held back until `release()`: how many records it holds, and once it went out. */
+function heldAnnouncement(tray: LiveHarness) {
+  const gate = Promise.withResolvers<undefined>();
+  const held = {
+    written: 0,
+    announced: Promise.resolve() as Promise<unknown>,
+    release: () => gate.resolve(undefined),
+    onWritten: (async (records) => {
+      held.written += records.length;
+      held.announced = gate.promise.then(() => tray.changes.recordsWritten(records));
+    }) satisfies OnWritten,
+  };
+  return held;
 }
 
 // A worker's write that lands after delete-all's DELETE and before its `cleared` is announced
@@ -97,23 +133,10 @@ describe('a record deleted by a delete-all whose announcement comes after it', f
 
   it('is not shown by the stream', async () => {
     const storage = tray.worker.storage;
-    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
-      Authorization: await bearer(user),
-    });
-    await stream.next(named('unread'));
-    const clearAnnounced = Promise.withResolvers<undefined>();
-    let announced: Promise<unknown> = Promise.resolve();
-    let written = 0;
-    const at = Date.now();
-    await storage.writes.applyPersonal(seedActivities({ userId: user, targetId: 'p-late', lastUpdate: at }), {
-      now: at,
-      retentionDays: 90,
-      onWritten: async (records) => {
-        written += records.length;
-        announced = clearAnnounced.promise.then(() => tray.changes.recordsWritten(records));
-      },
-    });
-    expect(written, 'records whose announcement is held back').to.equal(1);
+    const stream = await openedStream(tray, user);
+    const held = heldAnnouncement(tray);
+    await writeRecord(tray, user, 'p-late', Date.now(), held.onWritten);
+    expect(held.written, 'records whose announcement is held back').to.equal(1);
     await deleteAll(
       { records: storage.records, clears: storage.clears },
       tray.instance(0).live.publisher,
@@ -121,8 +144,8 @@ describe('a record deleted by a delete-all whose announcement comes after it', f
       Date.now(),
     );
     await stream.next(named('cleared'), { from: 0 });
-    clearAnnounced.resolve(undefined);
-    await announced;
+    held.release();
+    await held.announced;
     const after = stream.events.findIndex(named('cleared')) + 1;
     await stream
       .next((event) => event.event === 'record', { from: after, timeoutMs: 2_000 })
@@ -136,40 +159,24 @@ describe('a record deleted by a delete-all whose announcement comes after it', f
   it('sends a record written during it once after its `cleared`, however late its announcement', async () => {
     const storage = tray.worker.storage;
     const other = `${user}-during`;
-    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
-      Authorization: await bearer(other),
-    });
-    await stream.next(named('unread'));
-    const release = Promise.withResolvers<undefined>();
-    let announced: Promise<unknown> = Promise.resolve();
-    let written = 0;
+    const stream = await openedStream(tray, other);
+    const held = heldAnnouncement(tray);
     const clears: TrayStorage['clears'] = {
       ...storage.clears,
       record: async (userId, at) => {
-        const now = Date.now();
-        await storage.writes.applyPersonal(
-          seedActivities({ userId: other, targetId: 'p-during', lastUpdate: now }),
-          {
-            now,
-            retentionDays: 90,
-            onWritten: async (records) => {
-              written += records.length;
-              announced = release.promise.then(() => tray.changes.recordsWritten(records));
-            },
-          },
-        );
+        await writeRecord(tray, other, 'p-during', Date.now(), held.onWritten);
         return storage.clears.record(userId, at);
       },
     };
     await deleteAll({ records: storage.records, clears }, tray.instance(0).live.publisher, other, Date.now());
-    expect(written, 'records whose announcement is held back').to.equal(1);
+    expect(held.written, 'records whose announcement is held back').to.equal(1);
     await stream.next(named('cleared'), { from: 0 });
     const after = stream.events.findIndex(named('cleared')) + 1;
     const during = (event: SseEvent) =>
       event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-during';
     await stream.next(during, { from: after });
-    release.resolve(undefined);
-    await announced;
+    held.release();
+    await held.announced;
     await stream
       .next(during, { from: stream.events.findIndex(during) + 1, timeoutMs: 1_500 })
       .catch(() => undefined);
@@ -190,18 +197,9 @@ describe('a delete-all announced to a stream whose id moved past its time', func
 
   it('is told `cleared`', async () => {
     const storage = tray.worker.storage;
-    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
-      Authorization: await bearer(user),
-    });
-    await stream.next(named('unread'));
-    const ahead = Date.now() + 7_000;
-    await storage.writes.applyPersonal(
-      seedActivities({ userId: user, targetId: 'p-ahead', lastUpdate: ahead }),
-      {
-        now: ahead,
-        retentionDays: 90,
-        onWritten: (records) => tray.changes.recordsWritten(records),
-      },
+    const stream = await openedStream(tray, user);
+    await writeRecord(tray, user, 'p-ahead', Date.now() + 7_000, (records) =>
+      tray.changes.recordsWritten(records),
     );
     await stream.next(named('record'));
     await deleteAll(
@@ -231,10 +229,7 @@ describe('a delete-all announced to a stream whose id moved past its time', func
     };
     const deleting = deleteAll({ records: storage.records, clears: storage.clears }, late, other, Date.now());
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 1_000));
-    const stream = await openSse(`${tray.instance(0).base}/notifications/v3/stream`, {
-      Authorization: await bearer(other),
-    });
-    await stream.next(named('unread'));
+    const stream = await openedStream(tray, other);
     go.resolve(undefined);
     await deleting;
     await stream.next(named('cleared'), { timeoutMs: 1_500 }).catch(() => undefined);

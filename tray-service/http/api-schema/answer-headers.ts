@@ -51,11 +51,10 @@ const STREAMED = new Set(['text/event-stream', 'application/x-ndjson', 'text/csv
 /** The error shapes: written by the error handler, untagged (shared/http/error-middleware.ts). */
 const ERROR_BODIES = [errorBody, unauthorizedBody];
 
-const withHeaders = (
-  response: ZodOpenApiResponseObject,
-  headers: Headers | undefined,
-): ZodOpenApiResponseObject =>
-  headers ? { ...response, headers: { ...response.headers, ...headers } } : response;
+const withHeaders = (response: ZodOpenApiResponseObject, headers: Headers): ZodOpenApiResponseObject => ({
+  ...response,
+  headers: { ...response.headers, ...headers },
+});
 
 const hasBodyOf = (response: ZodOpenApiResponseObject, schemas: readonly unknown[]) =>
   schemas.includes(response.content?.['application/json']?.schema);

@@ -9,7 +9,7 @@ import {
   parseIsoDateTime,
   TIME_INPUT_EXPECTED,
 } from '../../domain/iso-date-time.ts';
-import { isStorable, storedId } from '../../domain/stored-text.ts';
+import { storedId } from '../../domain/stored-text.ts';
 import { bodyError, queryError } from './unknown-keys.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
@@ -55,8 +55,11 @@ export const MAX_ID_ENTRIES = 1_000;
 /** Longer than any record key the service makes (v_tarid_uid of bounded ids). */
 const MAX_RECORD_KEY_LENGTH = 1_024;
 
-/** Whether a string could be a record key at all: one that cannot is an unknown id. */
-const couldBeKey = (id: string) => id.length > 0 && id.length <= MAX_RECORD_KEY_LENGTH && isStorable(id);
+/** A string that could be a record key at all, by the rule every stored id follows. */
+const recordKey = storedId(MAX_RECORD_KEY_LENGTH);
+
+/** Whether a string could be a record key: one that cannot is an unknown id. */
+const couldBeKey = (id: string) => recordKey.safeParse(id).success;
 
 /**
  * 1-100 strings; duplicates count once, in at most MAX_ID_ENTRIES entries. A string no record key
