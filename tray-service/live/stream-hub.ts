@@ -765,6 +765,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           if (stream.start === 'reset') session.write('reset', {});
           await sendUnread(session);
           if (stream.start === 'resume') await catchUp(stream.userId, [session]);
+          // A record the last delete-all removed, announced after it, is not to come back.
+          else session.clearedBefore(await lastClear(deps.storage, stream.userId));
         } catch (error) {
           endToResume([session], 'opening', error);
         } finally {

@@ -55,12 +55,18 @@ export interface StreamSession {
   /**
    * Whether this state of a record may be gone by what this stream told its client: the record
    * was removed (one of its latest removals), or the state is no later than a `cleared` the
-   * stream sent (within the clocks' SETTLE_MS): its delete may have removed it, announced late.
+   * stream sent, or a delete-all made before it opened (clearedBefore), within the clocks'
+   * SETTLE_MS: that delete may have removed it, announced late.
    */
   doubts(record: { key: string; changedAt: number }): boolean;
   /** Whether this stream told its client the record was removed (one of its latest removals). */
   removedOf(id: string): boolean;
   cleared(at: number): void;
+  /**
+   * A delete-all made before this stream opened, which it is not to send: its client read its list
+   * after it. A state announced late that the delete removed is doubted as after a `cleared`.
+   */
+  clearedBefore(at: number): void;
   /**
    * Writes what the stream has not sent of `change`. True when it is behind a record a mark
    * changed: the mark alone would leave the client without the record, or with an older state of
@@ -127,7 +133,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   const removedIds = new Set<string>();
   /**
    * The time of the latest `cleared` this stream or the one it resumes sent, as far as its id
-   * remembers (-Infinity: none).
+   * remembers, or of the delete-all made before it opened (-Infinity: none).
    */
   let lastCleared = seenVersion(cursor, CLEARED_ID) ?? -Infinity;
 
@@ -193,6 +199,9 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       markSeen(cursor, CLEARED_ID, at, at);
       lastCleared = Math.max(lastCleared, at);
       session.write('cleared', {});
+    },
+    clearedBefore(at) {
+      lastCleared = Math.max(lastCleared, at);
     },
     deliver(change) {
       switch (change.kind) {

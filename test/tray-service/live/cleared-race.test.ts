@@ -154,6 +154,31 @@ describe('a record deleted by a delete-all whose announcement comes after it', f
     expect(shownBy(stream.events)).to.deep.equal([]);
   });
 
+  // Its client read its list after the delete, without the record; the late announcement must
+  // not bring it back, on a stream that was never told `cleared`.
+  it('is not shown by a stream opened after the delete-all', async () => {
+    const storage = tray.worker.storage;
+    const other = `${user}-opened-after`;
+    const held = heldAnnouncement(tray);
+    await writeRecord(tray, other, 'p-late', Date.now(), held.onWritten);
+    await deleteAll(
+      { records: storage.records, clears: storage.clears },
+      tray.instance(0).live.publisher,
+      other,
+      Date.now(),
+    );
+    const stream = await openedStream(tray, other);
+    await stream.next(named('cleared'), { from: 0, timeoutMs: 1_000 }).catch(() => undefined);
+    held.release();
+    await held.announced;
+    await writeRecord(tray, other, 'p-next', Date.now(), (records) => tray.changes.recordsWritten(records));
+    await stream.next(
+      (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-next',
+    );
+    stream.close();
+    expect(shownBy(stream.events)).to.deep.equal(['p-next']);
+  });
+
   // Written while the delete-all ran (stored after its DELETE), announced after the catch-up of
   // its `cleared` had sent it: sent once, not again for its own late announcement.
   it('sends a record written during it once after its `cleared`, however late its announcement', async () => {
