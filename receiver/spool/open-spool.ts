@@ -202,11 +202,15 @@ async function openInstance(
    */
   const estimated = new Set<number>();
   for (const segment of existing) {
-    const path = segmentPath(dir, segment.name);
-    const content = await spoolDirStep(root, `read ${instance}/${segment.name}`, () => readSegment(path));
-    const { lines } = splitLines(content);
-    counted.set(segment.seq, lines.length);
-    depth += lines.length;
+    // One that cannot be read (an I/O error) counts as one event, as one taken over later does: the
+    // drainer visits it and says so, and the others drain. Refused here, it ended this start and
+    // every later one on the folder, with all of their acknowledged events still spooled.
+    const lines = await readSegment(segmentPath(dir, segment.name)).then(
+      (content) => splitLines(content).lines.length,
+      () => 1,
+    );
+    counted.set(segment.seq, lines);
+    depth += lines;
   }
   let nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
   let active: { handle: FileHandle; seq: number; bytes: number } | undefined;

@@ -10,6 +10,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -764,6 +765,32 @@ describe('the spool', () => {
     });
   });
 
+  // Opening counted every segment by reading it, strictly: one that could not be read ended the
+  // start-up, and every receiver started on the folder after it, in turn (a crash loop with every
+  // other acknowledged event still spooled).
+  describe('with a segment that cannot be read among those a stopped receiver left', () => {
+    it('opens, drains the others, keeps it, and fails the pass so the drainer says so', async () => {
+      const first = await openSpool(dir);
+      await first.append(job(1));
+      // A file too large to read (sparse: it takes no room on the disk).
+      writeFileSync(join(first.dir, segmentName(0)), '');
+      truncateSync(join(first.dir, segmentName(0)), 3 * 1024 ** 3);
+      await first.close();
+      const second = await openSpool(dir);
+      expect(second.depth()).to.be.at.least(2);
+      const seen: string[] = [];
+      await second
+        .drain(async (event) => void seen.push(event.dedupeKey))
+        .then(
+          () => expect.fail('the pass should fail'),
+          (error: NodeJS.ErrnoException) => expect(error.code).to.equal('ERR_FS_FILE_TOO_LARGE'),
+        );
+      expect(seen).to.deep.equal(['key-1']);
+      expect(segmentsIn(second.dir)).to.have.lengthOf(1);
+      await second.close();
+    });
+  });
+
   describe('with a line that is JSON but not a job, and a job whose data held line breaks', () => {
     it('skips and reports the first, and hands back the second as one line, as written', async () => {
       const first = await openSpool(dir);
@@ -831,14 +858,19 @@ describe('the spool', () => {
   // A start that took a stopped receiver's segments over and then failed (a segment it could not
   // read) released its socket without saying it had stopped: the next start left that folder to
   // running receivers' checks (a minute and more), and with none running, for good.
-  describe('when a start fails after taking a stopped receiver’s segments over', () => {
-    it('says it stopped, so the next start takes them over at once', async () => {
+  // As the sparse file above, with the error a disk gives: its own user may not read the file.
+  describe('when a start takes over a stopped receiver’s segment it cannot read', () => {
+    it('starts, counts it as one event, and drains it once the disk answers', async () => {
       const spoolDir = unprivilegedFolder(dir, 'spool');
-      const script = resolve(import.meta.dirname, 'fixtures/failed-open-after-take-over.ts');
+      const script = resolve(import.meta.dirname, 'fixtures/unreadable-segment-at-start.ts');
       const { command, args } = unprivileged(process.execPath, [script, spoolDir]);
       const result = await runCommand(command, args, cleanEnv(), 30_000);
       expect(result.code, result.stderr).to.equal(0);
-      expect(JSON.parse(result.stdout)).to.deep.equal({ failed: true, depthAtStart: 1 });
+      expect(JSON.parse(result.stdout)).to.deep.equal({
+        depthAtStart: 1,
+        failedDrain: 'EACCES',
+        drained: ['key-left'],
+      });
     });
   });
 
