@@ -25,8 +25,9 @@ export interface StoredEvent {
   receivedAt: Date;
   storedAt: Date;
   /**
-   * When storage drops it: receivedAt + the EVENTS_RETENTION_DAYS in force when it was stored. Set
-   * once, so a later change of the retention does not move it; reads and the purge go by it.
+   * When storage drops it: receivedAt + the EVENTS_RETENTION_DAYS in force when it was stored, or
+   * as long after its storing when that had passed (event-expiry.ts). Set once, so a later change
+   * of the retention does not move it; reads and the purge go by it.
    */
   expiresAt: Date;
   status: StoredEventStatus;

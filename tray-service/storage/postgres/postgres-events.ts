@@ -6,7 +6,7 @@ import type { EventOutcome, EventsFilter, EventsPort } from '../port.ts';
 import { createPostgresEventRollups } from './postgres-event-rollups.ts';
 import { ADD_COUNTS, MINUTE_OF } from './rollup-sql.ts';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
-import { DAY_MS } from '../../../shared/time/durations.ts';
+import { eventExpiry } from '../../domain/event-expiry.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
 import { storableJson } from '../../domain/storable-json.ts';
 import { withoutNul } from './without-nul.ts';
@@ -136,7 +136,7 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
       data: event.data,
       received_at: event.receivedAt,
       stored_at: now,
-      expires_at: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS),
+      expires_at: eventExpiry(event.receivedAt, now, retentionDays),
       status: outcome.status,
       error: outcome.error ?? null,
       // A longer id (which no valid event names) would not fit user_id's or community_id's index.

@@ -201,6 +201,30 @@ conformanceCase(
   },
 );
 
+// A job that failed and was replayed after the retention had passed since its receipt: applied to
+// the trays now, so the moderation and analytics store must hold it too (stored expired, it was
+// neither shown, counted nor marked applied, and purged within the hour).
+conformanceCase(
+  'events: one stored after its retention since receipt is kept the retention from its storing, and marked applied once',
+  async ({ storage, id }) => {
+    const webhook = id('wh');
+    const key = id('late');
+    const now = received(0);
+    const old = new Date(now.getTime() - 35 * DAY_MS);
+    const stored = await storage.events.store(
+      { key, event: 'post.didCreate', data: { v: 1 }, webhook, receivedAt: old },
+      { status: 'applied' },
+      { retentionDays: 30, now },
+    );
+    expect(stored.expiresAt).to.deep.equal(new Date(now.getTime() + 30 * DAY_MS));
+    expect(await storage.events.get(key)).to.deep.equal(stored);
+    expect((await storage.events.list({ webhook }, 10)).items).to.deep.equal([stored]);
+    expect(await storage.events.count({ webhook })).to.equal(1);
+    expect(await storage.events.markApplied(stored, now)).to.equal(true);
+    expect(await storage.events.markApplied(stored, now)).to.equal(false);
+  },
+);
+
 // The purge runs hourly (or less often): meanwhile an expired event counts as gone, so a
 // redelivery of its key (a platform resend after the retention, a replay) is stored anew and
 // shown, counted and announced like any new event.

@@ -147,10 +147,12 @@ describe('storage/postgres events', () => {
       await store('c', 3, { webhook: 'wh-other' }, 'invalid');
       await store('d', 3, {}, 'applied');
       await store('e', 4, { event: 'post.created' }, 'unknown');
+      // Stored when it was received, 40 days ago: expired since.
+      const old = new Date(now.getTime() - 40 * DAY_MS);
       await events().store(
-        delivery('old', { receivedAt: new Date(now.getTime() - 40 * DAY_MS) }),
+        delivery('old', { receivedAt: old }),
         { status: 'applied' },
-        keep,
+        { retentionDays: 30, now: old },
       );
     });
     const keys = (items: readonly StoredEvent[]) => items.map((item) => item.key);

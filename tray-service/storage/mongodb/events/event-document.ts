@@ -1,6 +1,6 @@
 import { BSON } from 'mongodb';
 import { communityDay } from '../collections/events-collection.ts';
-import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { eventExpiry } from '../../../domain/event-expiry.ts';
 import { dayOf } from '../records/storage-keys.ts';
 import type { EventOutcome, EventsPort } from '../../port.ts';
 import { idWithinLimit } from '../../../domain/event-id.ts';
@@ -23,7 +23,7 @@ export function eventDocument(
   retentionDays: number,
   now: Date,
 ): EventDoc {
-  const expiresAt = new Date(event.receivedAt.getTime() + retentionDays * DAY_MS);
+  const expiresAt = eventExpiry(event.receivedAt, now, retentionDays);
   const keysEscaped = hasRefusedKey(event.data);
   const doc = withinDocumentLimit(
     storableJson<EventDoc>({
