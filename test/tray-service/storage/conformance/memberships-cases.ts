@@ -175,6 +175,22 @@ conformanceCase(
   },
 );
 
+// A list may name a member twice with two join times: the earliest is the membership's start.
+conformanceCase(
+  'memberships: a member listed twice with two join times is a member from the earliest',
+  async (context) => {
+    const c = community(context);
+    const line = (user: string, since: number) => ({
+      communityId: c.communityId,
+      userId: context.id(user),
+      since: at(since),
+    });
+    await context.storage.members.importBatch([line('ben', 3), line('ben', 1)], at(5));
+    await c.posts([c.post('cid', 2)]);
+    expect(await c.postRecord('ben')).to.include({ lastActionId: context.id('p-cid-2') });
+  },
+);
+
 conformanceCase('memberships: a deleted user leaves every community at the deletion', async (context) => {
   const c = community(context);
   await c.membership('ana', true, 0);

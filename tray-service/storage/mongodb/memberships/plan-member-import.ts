@@ -34,7 +34,8 @@ export interface MemberImportPlan {
  * Pure: what an import of `rows` (the member list as of `asOf`) changes, by the PostgreSQL
  * adapter's rule. `known` holds the members who left before `asOf` (any other imported member is
  * one at `asOf`). Rules:
- * - not imported before: becomes a member since `joinedAt` (or `asOf`);
+ * - not imported before: becomes a member since `joinedAt` (or `asOf`), the earliest of a member
+ *   listed more than once;
  * - imported, but not a member at `asOf` (a leave before it): the list is newer, so a member again
  *   from `asOf`; the join time the tray has is kept, so the earlier membership stays as it was
  *   (a membership stored as left before joins and leaves were change documents is active again
@@ -48,6 +49,12 @@ export function planMemberImport(
   asOf: number,
 ): MemberImportPlan {
   const plan: MemberImportPlan = { inserts: [], updates: [], unchanged: 0 };
+  // A member listed more than once joined at the earliest of the times given.
+  const earliest = new Map<string, number>();
+  for (const row of rows) {
+    const id = membershipId(row.communityId, row.userId);
+    earliest.set(id, Math.min(earliest.get(id) ?? Infinity, row.joinedAt ?? asOf));
+  }
   const seen = new Set<string>();
   for (const row of rows) {
     const id = membershipId(row.communityId, row.userId);
@@ -56,7 +63,7 @@ export function planMemberImport(
       continue;
     }
     seen.add(id);
-    const since = row.joinedAt ?? asOf;
+    const since = earliest.get(id) ?? asOf;
     const member = known.get(id);
     if (!member?.imported) {
       plan.inserts.push({
