@@ -19,13 +19,21 @@ export const FEW_RECIPIENTS = 1_000;
 export const MANY_TARGETS = 1_000;
 
 /**
+ * Recipients per query when the spans are read by owner: a removal's recomputation reads a
+ * community's post records, one per member, and one `$in` of them all would grow with the
+ * community towards the 16 MiB a command may hold (ids are at most 128 characters: under 2 MiB).
+ */
+export const OWNERS_PER_QUERY = 10_000;
+
+/**
  * The mute spans of `recipients` on every target that could cover one of the actions (their
  * authors, posts and communities) and on the users `actors` (the other actors their records count),
  * by owner, ended spans included (docs/storage.md#the-inbox): one `$in` per write or fan-out batch,
  * never one query per recipient. MongoDB has no join to do it inside the write. A fan-out batch
  * (thousands of recipients) reads by target, the read the size of the mutes on those targets
  * whatever the audience's size; a write to few recipients, or one on many targets, reads by owner
- * (FEW_RECIPIENTS, MANY_TARGETS). Each delivery is then judged by its activity's time like
+ * (FEW_RECIPIENTS, MANY_TARGETS; a removal's recomputation of a community's post records, by owner,
+ * OWNERS_PER_QUERY at a time). Each delivery is then judged by its activity's time like
  * membership.
  */
 export async function spansCovering(
@@ -41,15 +49,20 @@ export async function spansCovering(
   for (const actor of actors) targets.add(muteTargetKey('user', actor));
   const byOwner = new Map<string, Mute[]>();
   if (targets.size === 0 || recipients.size === 0) return byOwner;
-  const owners = { userId: { $in: [...recipients] } };
+  const mutes = db.collection<MuteDoc>(TRAY_MUTES);
   const onTargets = { target: { $in: [...targets] } };
-  const filter =
-    targets.size > MANY_TARGETS
-      ? owners
-      : recipients.size <= FEW_RECIPIENTS
-        ? { ...onTargets, ...owners }
-        : onTargets;
-  const found = await db.collection<MuteDoc>(TRAY_MUTES).find(filter).toArray();
+  const found: MuteDoc[] = [];
+  if (targets.size > MANY_TARGETS) {
+    const owners = [...recipients];
+    for (let start = 0; start < owners.length; start += OWNERS_PER_QUERY)
+      found.push(
+        ...(await mutes.find({ userId: { $in: owners.slice(start, start + OWNERS_PER_QUERY) } }).toArray()),
+      );
+  } else {
+    const filter =
+      recipients.size <= FEW_RECIPIENTS ? { ...onTargets, userId: { $in: [...recipients] } } : onTargets;
+    found.push(...(await mutes.find(filter).toArray()));
+  }
   for (const mute of found)
     if (recipients.has(mute.userId) && targets.has(mute.target))
       byOwner.set(mute.userId, [...(byOwner.get(mute.userId) ?? []), mute]);

@@ -6,7 +6,10 @@ import { aComment, aMention, aPost } from '../../../../support/activity-builder.
 import { useTrayStorage } from '../../../../support/use-tray-storage.ts';
 import { MAX_MUTES_IN_FORCE, type MuteTargetType } from '../../../../../tray-service/domain/mute.ts';
 import { TRAY_MUTES } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
-import { spansCovering } from '../../../../../tray-service/storage/mongodb/mutes/muted-deliveries.ts';
+import {
+  OWNERS_PER_QUERY,
+  spansCovering,
+} from '../../../../../tray-service/storage/mongodb/mutes/muted-deliveries.ts';
 import {
   muteTargetKey,
   type MuteDoc,
@@ -270,6 +273,23 @@ describe('MongoDB adapter: spansCovering reads the spans a write needs, not ever
     expect(filters).to.have.lengthOf(1);
     expect(filters[0]).to.not.have.property('target');
     expect(returned).to.equal(2);
+  });
+
+  // A removal recomputes a community's post records: every member's, on every post it kept. One
+  // `$in` of them all grew with the community, past the 16 MiB a command may hold.
+  it('a recompute for 25,000 recipients on 1,500 kept posts reads by owner, OWNERS_PER_QUERY at a time', async () => {
+    const posts = Array.from({ length: 1_500 }, (_, n) =>
+      aPost(`author-${n}`, { id: `p-${n}`, at: 5_000 + n, communityId: 'c-big' }),
+    );
+    const recipients = new Set(Array.from({ length: 25_000 }, (_, n) => userOf(n)));
+    const spans = await spansCovering(db!, posts, recipients);
+    expect(spans.size).to.equal(1_001);
+    expect(spans.get(userOf(1_000))).to.have.lengthOf(2);
+    expect(filters).to.have.lengthOf(Math.ceil(25_000 / OWNERS_PER_QUERY));
+    for (const filter of filters) {
+      expect(filter).to.not.have.property('target');
+      expect((filter as { userId: { $in: string[] } }).userId.$in.length).to.be.at.most(OWNERS_PER_QUERY);
+    }
   });
 
   it('a fan-out batch of 1,500 recipients reads by target, as many spans as they hold there', async () => {
