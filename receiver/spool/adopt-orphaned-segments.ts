@@ -140,9 +140,11 @@ export async function adoptOrphanedSegments(
     await unlink(join(folder, stoppedMarkName)).catch(() => undefined);
     await rmdir(folder).catch(() => undefined);
   }
-  // Sockets of receivers that died before they made their folder, or whose folder is gone now.
+  // Sockets of receivers that died before they made their folder, or whose folder is gone now. One
+  // whose folder failed part-way stays: refusing, it has the next start take that folder at once.
   for (const name of sockets) {
-    if (name === instance || (folders.includes(name) && !orphans.includes(name))) continue;
+    const left = folders.includes(name) && (!orphans.includes(name) || kept.has(join(root, name)));
+    if (name === instance || left) continue;
     const path = ownerSocketPath(root, name);
     if (!(await ownerIsAlive(path))) await unlink(path).catch(ifGone(undefined));
   }

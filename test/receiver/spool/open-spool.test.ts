@@ -340,6 +340,42 @@ describe('the spool', () => {
       expect(queued.sort()).to.deep.equal(['key-1', 'key-2']);
       await spool.close();
     });
+
+    // A receiver that died leaves no stopped mark: its socket file, which refuses, is what makes a
+    // start take its folder at once. A failed take-over deleted it, and later starts left the
+    // folder's events alone (only a receiver running for a minute and more took them).
+    it('keeps a killed receiver’s socket, so the next start takes its events', async function () {
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, 'fixtures/hold-spool.ts'), dir]);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      while (!output.includes('spooled\n')) {
+        if (child.exitCode !== null) throw new Error(`hold-spool.ts exited: ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      child.kill('SIGKILL');
+      await exited;
+      const [killed] = readdirSync(dir).filter((name) => name.startsWith('instance-') && !name.includes('.'));
+      if (killed === undefined) throw new Error('the killed receiver left no folder');
+      let unlock: () => void;
+      try {
+        unlock = lock(join(dir, killed));
+      } catch (error) {
+        this.skip();
+        throw error;
+      }
+      try {
+        const failed: string[] = [];
+        const first = await openSpool(dir, { onTakeOverFailed: (path) => failed.push(path) });
+        expect(failed).to.deep.equal([join(dir, killed)]);
+        await first.close();
+      } finally {
+        unlock();
+      }
+      const next = await openSpool(dir);
+      expect(next.depth(), 'the killed receiver’s events, taken at start').to.equal(3);
+      await next.close();
+    });
   });
 
   describe('with segments directly in the folder (spooled before receivers had folders of their own)', () => {
