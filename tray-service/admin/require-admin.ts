@@ -7,6 +7,7 @@ import type { AdminJwtVerifier } from './admin-jwt-verifier.ts';
 import type { AdminSession, AdminSessions } from './admin-sessions.ts';
 import { readCookie } from './read-cookie.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
+import { isCrossOrigin } from './is-cross-origin.ts';
 
 /**
  * The admin credentials: never a user token. An admin is whoever presents ADMIN_TOKEN, or a JWT
@@ -127,9 +128,27 @@ const malformedBearer = () =>
     headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
   });
 
-/** Admits `caller` (or throws): 401 without one, 403 for a cookie's changing request without its CSRF token. */
-function admit(req: Request, res: Response, caller: AdminCaller | undefined, csrf: boolean): void {
+/**
+ * Admits `caller` (or throws): 401 without one; 403 for a cookie's request from another site's page
+ * (but a page load: a link to the console), and for a cookie's changing request without its CSRF
+ * token.
+ */
+function admit(
+  req: Request,
+  res: Response,
+  caller: AdminCaller | undefined,
+  { csrf, pageLoad }: { csrf: boolean; pageLoad: boolean },
+): void {
   if (caller === undefined) throw unauthenticated();
+  // SameSite=Strict still sends the cookie from a same-site page (another application on a sibling
+  // host or port): an image or a no-cors fetch there could start exports and tails, which no
+  // CSRF token guards (GETs), and use the slots real operators need.
+  if (caller.via === 'session' && !pageLoad && isCrossOrigin(req)) {
+    throw new AppError(
+      'FORBIDDEN',
+      'a request from another site’s page cannot use the admin session (Sec-Fetch-Site, Origin)',
+    );
+  }
   if (csrf && caller.via === 'session' && !SAFE.has(req.method)) {
     if (!safeEqual(req.get('x-csrf-token') ?? '', caller.session.csrfToken)) {
       throw new AppError('FORBIDDEN', 'x-csrf-token: missing, or not this session’s (GET /admin/session)');
@@ -150,7 +169,7 @@ function admit(req: Request, res: Response, caller: AdminCaller | undefined, csr
 export function requireAdmin(options: AdminGuardOptions): RequestHandler {
   return async (req, res, next) => {
     try {
-      admit(req, res, await adminCaller(req, options), true);
+      admit(req, res, await adminCaller(req, options), { csrf: true, pageLoad: false });
       next();
     } catch (error) {
       next(error);
@@ -173,7 +192,7 @@ export function requireAdminPage(options: AdminGuardOptions & { csrf?: boolean }
         res.redirect(303, `${options.mountPath}/login?next=${encodeURIComponent(req.originalUrl)}`);
         return;
       }
-      admit(req, res, caller, options.csrf ?? true);
+      admit(req, res, caller, { csrf: options.csrf ?? true, pageLoad });
       next();
     } catch (error) {
       next(error);

@@ -78,6 +78,44 @@ describe('requireAdmin (every /admin data path)', function () {
       .expect(401);
   });
 
+  // SameSite=Strict sends the cookie with every same-site request, a page of another application
+  // on a sibling host or port included; an image or no-cors fetch there started exports and tails.
+  describe('a request made with the cookie from another site’s page', () => {
+    const fromElsewhere = [
+      { 'Sec-Fetch-Site': 'same-site' },
+      { 'Sec-Fetch-Site': 'cross-site' },
+      { Origin: 'http://elsewhere.example' },
+    ];
+
+    it('answers 403 to reads and exports, naming the problem, and starts nothing', async () => {
+      for (const path of ['/admin/events', '/admin/events/export?format=csv', '/admin/events/tail'])
+        for (const headers of fromElsewhere) {
+          const res = await request(app).get(path).set('Cookie', cookie).set(headers).expect(403);
+          expect(res.body.code, `${path} ${JSON.stringify(headers)}`).to.equal(403000);
+          expect(res.body.message).to.match(/another site/);
+        }
+    });
+
+    it('admits the console’s own requests, an address typed, and a bearer credential from anywhere', async () => {
+      for (const headers of [{ 'Sec-Fetch-Site': 'same-origin' }, { 'Sec-Fetch-Site': 'none' }])
+        await request(app).get('/admin/events').set('Cookie', cookie).set(headers).expect(200);
+      await request(app)
+        .get('/admin/events')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .set('Sec-Fetch-Site', 'cross-site')
+        .expect(200);
+    });
+
+    it('still opens the console page from a link on a sibling site', async () => {
+      await request(app)
+        .get('/admin/console')
+        .set('Cookie', cookie)
+        .set('Accept', 'text/html')
+        .set('Sec-Fetch-Site', 'same-site')
+        .expect(200);
+    });
+  });
+
   describe('a changing request made with the cookie', () => {
     it('answers 403 without x-csrf-token, or with another one', async () => {
       for (const header of [{}, { 'x-csrf-token': 'wrong' }, { 'x-csrf-token': `${csrfToken}x` }]) {

@@ -20,7 +20,7 @@ const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
     in: 'cookie',
     name: ADMIN_SESSION_COOKIE,
     description:
-      'The admin session a browser opens at /admin/login (HTML form: not part of this document). A POST made with it must also send `x-csrf-token` with the session’s token (GET /admin/session), or it is refused with 403.',
+      'The admin session a browser opens at /admin/login (HTML form: not part of this document). A POST made with it must also send `x-csrf-token` with the session’s token (GET /admin/session), and a request from another site’s page (its Sec-Fetch-Site or Origin) cannot use it: either is refused with 403.',
   },
 };
 

@@ -11,6 +11,9 @@ export const adminErrors = {
     'No credential: neither a bearer (ADMIN_TOKEN or an admin JWT; a user token never is) nor a live admin session cookie',
     { 'WWW-Authenticate': header('`Bearer` when the token is missing') },
   ),
+  403: errorResponse(
+    'The session cookie sent from another site’s page (its Sec-Fetch-Site or Origin), or a POST with it without its x-csrf-token',
+  ),
   429: errorResponse('Too many failed authentications from this address (AUTH_FAILURE_LIMIT); code 400311', {
     'Retry-After': header('Seconds until the address may try again'),
   }),
@@ -18,11 +21,6 @@ export const adminErrors = {
   503: errorResponse('The database, Redis (sessions, replays), or the JWT key set, is unavailable', {
     'Retry-After': header('Seconds to wait (the database or Redis unavailable)'),
   }),
-};
-
-/** A POST made with the session cookie but without its CSRF header. */
-export const csrfRefused = {
-  403: errorResponse('A POST with the session cookie but without its x-csrf-token'),
 };
 
 /** Who may call an admin path: a bearer credential or the admin session. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
 import { bodyTooLarge } from '../../http/api-schema/tray-errors.ts';
-import { adminErrors, adminSecurity, busy, csrfRefused, noEvent } from './admin-errors.ts';
+import { adminErrors, adminSecurity, busy, noEvent } from './admin-errors.ts';
 import type { AdminApiSchemas } from './admin-api-schemas.ts';
 import { eventKeyPath } from './admin-paths.ts';
 import { REMOVAL_CHANGES_LISTED } from '../../domain/removal-tray-change.ts';
@@ -89,7 +89,6 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
             headers: { Location: { description: '/admin/replays/{id}', schema: { type: 'string' } } },
             content: jsonContent(s.replayStarted),
           },
-          ...csrfRefused,
           413: bodyTooLarge,
           415: errorResponse('The body is not JSON'),
           ...adminErrors,
@@ -107,7 +106,6 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
         responses: {
           200: ok(s.replayed, 'Replayed'),
           404: noEvent,
-          ...csrfRefused,
           413: bodyTooLarge,
           415: errorResponse('A body that is not JSON'),
           ...adminErrors,
@@ -167,7 +165,6 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
         requestBody: body(s.ruleTestBody),
         responses: {
           200: ok(s.ruleTestResult),
-          ...csrfRefused,
           413: errorResponse('The body is over 256 kB'),
           415: errorResponse('The body is not JSON'),
           ...adminErrors,
