@@ -106,11 +106,16 @@ function sibling(available: readonly string[], tag: string, refuses: Refuses): s
   return available.find((locale) => languageAndScript(locale) === wanted && !refuses(locale));
 }
 
-/** `zh-Hant`, `pt-Latn`: a tag's language and its script, written or likely (CLDR's likely subtags). */
+/**
+ * `zh-Hant`, `pt-Latn`: a tag's language and its script, written or likely (CLDR's likely subtags).
+ * None for `und` (no language named), which likely subtags would make English (`und-BR`:
+ * Portuguese).
+ */
 function languageAndScript(tag: string): string | undefined {
   const name = canonical(tag);
   if (name === undefined) return undefined;
   try {
+    if (name.split('-')[0]?.toLowerCase() === 'und') return undefined;
     const { language, script } = new Intl.Locale(name).maximize();
     return `${language}-${script ?? ''}`.toLowerCase();
   } catch {

@@ -27,6 +27,13 @@ describe('locale negotiation', () => {
       expect(negotiate('xx', 'de')).to.equal('de');
       expect(negotiate('not a locale!', 'ja')).to.equal('ja');
     });
+    // CLDR's likely subtags make `und` (no language) English: it named a catalogue it never asked for.
+    it('takes "und" (no language named) and its regional tags as naming no catalogue', () => {
+      expect(negotiate('und', 'fr')).to.equal('fr');
+      expect(negotiateLocale(shipped, 'de', 'und', undefined)).to.equal('de');
+      expect(negotiate('und-BR', 'fr')).to.equal('fr');
+      expect(negotiateLocale(shipped, 'de', undefined, 'und, fr;q=0.9')).to.equal('fr');
+    });
     it('reads "*" as no locale tag, passed on to Accept-Language ("*" is a header range only)', () => {
       expect(negotiate('*', 'de')).to.equal('de');
       expect(negotiate(' * ', 'ja')).to.equal('ja');
