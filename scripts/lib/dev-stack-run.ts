@@ -27,6 +27,7 @@ import { shownUrl } from './shown-url.ts';
 import { checkDataDir } from './check-data-dir.ts';
 import { staleStackUrls } from './stale-stack-urls.ts';
 import { operatorEnvironment } from './operator-environment.ts';
+import { ownRedisWanted, serviceEnvironments, stackDefaults } from './stack-settings.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
@@ -139,12 +140,20 @@ async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
  * stack's health check for it (another stack's /healthz), and the service would then fail to listen.
  */
 async function checkPortsFree(env: NodeJS.ProcessEnv): Promise<void> {
+  const services = serviceEnvironments(env);
   const listeners = [
     { variable: 'RECEIVER_PORT', host: env.RECEIVER_HOST || env.HOST, port: receiverPort },
     { variable: 'TRAY_PORT', host: env.TRAY_HOST || env.HOST, port: trayPort },
     { variable: 'ADMIN_PORT', host: env.ADMIN_HOST, port: adminPort },
+    { variable: 'METRICS_PORT', host: undefined, port: services.receiver.METRICS_PORT },
+    {
+      variable: 'METRICS_PORT (its next port, the tray service’s)',
+      host: undefined,
+      port: services.tray.METRICS_PORT,
+    },
   ];
   for (const { variable, host = '127.0.0.1', port } of listeners) {
+    if (port === undefined) continue;
     const number = Number(port);
     // A port that is no port is the service's to refuse, naming the variable.
     if (!Number.isInteger(number) || number < 1 || number > 65535) continue;
@@ -225,26 +234,12 @@ async function start(): Promise<void> {
   const { secrets, created, added } = loadOrCreateDevSecrets(dataDir);
   const secretsFile = shownPath(devSecretsPath(dataDir));
 
-  /** Development settings, only where the operator set nothing. */
-  const devDefaults: Record<string, string> = {
-    LOG_LEVEL: 'info',
-    // Tray API tokens: `npm run mint-token -- --user <id>` signs with the same secret.
-    JWT_SECRET: secrets.JWT_SECRET,
-    // Receiver (docs/receiver.md): accept webhooks from any address (everything listens on loopback
-    // unless STACK_EXPOSE=on), signed with this stack's secret of webhook `dev`, spooled under the
-    // data directory.
-    WEBHOOK_ALLOWLIST: 'off',
-    WEBHOOK_SECRETS: `dev=${secrets.WEBHOOK_SECRET}`,
-    SPOOL_DIR: join(dataDir, 'receiver-spool'),
-    // The admin API and queue dashboard on their own loopback port.
-    ADMIN_TOKEN: secrets.ADMIN_TOKEN,
-    // The live tray demo page at /demo (docs/live-tray.md); off by default everywhere else.
-    TRAY_DEMO: 'on',
-  };
   // A shell that read .data/stack.env of an earlier run still names that run's servers, stopped
   // with it: those are started again, not taken for servers of the operator's own.
   const stale = staleStackUrls(process.env, secrets);
   const operatorEnv = operatorEnvironment(process.env, stale);
+  /** Development settings, only where the operator set nothing. */
+  const devDefaults = stackDefaults(secrets, join(dataDir, 'receiver-spool'), operatorEnv);
   if (stale.length > 0)
     say(
       `${stale.join(' and ')}: this stack's own servers of an earlier run (from ${shownPath(stackEnvPath(dataDir))}); started again`,
@@ -274,7 +269,7 @@ async function start(): Promise<void> {
   const [redis, postgres] = await Promise.all([
     // Both with a password from the secrets file: another local account can neither queue jobs
     // nor connect as PostgreSQL's superuser (docs/operations.md#security-model).
-    operatorEnv.REDIS_URL
+    !ownRedisWanted(operatorEnv)
       ? undefined
       : startRedis({
           dir: join(dataDir, 'redis'),
@@ -325,7 +320,9 @@ async function start(): Promise<void> {
   );
   const passwordIn = (name: string) => `password: ${name} in ${secretsFile}; `;
   say(
-    `redis    ${shownUrl(env.REDIS_URL ?? '')}${redis ? ` (${passwordIn('REDIS_PASSWORD')}data in ${redis.dir})` : ''}`,
+    env.REDIS_CLUSTER_NODES
+      ? `redis    cluster ${env.REDIS_CLUSTER_NODES}`
+      : `redis    ${shownUrl(env.REDIS_URL ?? '')}${redis ? ` (${passwordIn('REDIS_PASSWORD')}data in ${redis.dir})` : ''}`,
   );
   if (env.DATABASE_URL) {
     say(
@@ -339,8 +336,9 @@ async function start(): Promise<void> {
       `env      set -a; . ${stackEnv}; set +a  (their full URLs, for npm run replay, export-events, ...; 0600)`,
     );
   }
-  run('receiver', 'receiver/main.ts', env);
-  run('tray-service', 'tray-service/main.ts', env);
+  const services = serviceEnvironments(env);
+  run('receiver', 'receiver/main.ts', services.receiver);
+  run('tray-service', 'tray-service/main.ts', services.tray);
   await Promise.all([
     waitHealthy(`${at.receiver}/healthz`, 60_000),
     waitHealthy(`${at.tray}/healthz`, 60_000),
@@ -349,6 +347,10 @@ async function start(): Promise<void> {
   if (stopping) return;
   say(`receiver ${at.receiver}  (webhooks: POST ${new URL(at.webhooks).pathname}, /healthz, /readyz)`);
   say(`tray     ${at.tray}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`);
+  if (services.receiver.METRICS_PORT !== undefined)
+    say(
+      `metrics  http://127.0.0.1:${services.receiver.METRICS_PORT}/metrics (receiver), http://127.0.0.1:${services.tray.METRICS_PORT}/metrics (tray)`,
+    );
   say(`admin    ${at.admin}/admin/queues  (admin API and queue dashboard)`);
   say(`console  ${at.admin}/admin/console  (events console: stored events, traffic, moderation)`);
   if (env.TRAY_DEMO === 'on') say(`demo     ${at.tray}/demo  (a live tray; token: npm run mint-token)`);

@@ -11,12 +11,14 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase } from '../../scripts/lib/ensure-database.ts';
+import { listenError } from '../../scripts/lib/listen-error.ts';
 import { hs256Token } from '../../scripts/lib/hs256-token.ts';
 import { FORCED_STOP_MS, SERVICE_STOP_MS } from '../../scripts/lib/dev-stack-stop.ts';
 import { freePort, startPostgres, type PostgresServer } from '../../scripts/lib/local-servers.ts';
@@ -450,6 +452,62 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       } finally {
         writeFileSync(file, kept, { mode: 0o600 });
       }
+    });
+  });
+
+  // The stack's token secret was set beside the operator's own key (two keys: the tray refused to
+  // start), and both services listened on METRICS_PORT (the second to start exited).
+  describe('with the operator’s own token key and METRICS_PORT', () => {
+    let keyFile: string;
+    let metricsPort: number;
+    before(async () => {
+      await stopRunning();
+      const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      keyFile = join(mkdtempSync(join(tmpdir(), 'operator-key-')), 'key.pem');
+      writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      // Two free ports in a row: the receiver's and the tray service's.
+      do metricsPort = await freePort();
+      while ((await listenError('127.0.0.1', metricsPort + 1)) !== undefined);
+      await start({
+        JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        METRICS_PORT: String(metricsPort),
+      });
+    });
+    after(async () => {
+      await stopRunning();
+      rmSync(dirname(keyFile), { recursive: true, force: true });
+    });
+
+    it('verifies tokens with that key only', async () => {
+      const minted = await tool('scripts/mint-token.ts', [
+        '--user',
+        'u-ana',
+        '--alg',
+        'ES256',
+        '--private-key',
+        keyFile,
+      ]);
+      expect(minted.code, minted.stderr).to.equal(0);
+      const own = await fetch(url(ports.tray, '/notifications/v3'), {
+        headers: { Authorization: `Bearer ${minted.stdout.trim()}` },
+      });
+      expect(own.status).to.equal(200);
+      const stackSigned = await fetch(url(ports.tray, '/notifications/v3'), {
+        headers: { Authorization: `Bearer ${await hs256Token(secrets().JWT_SECRET!, 'u-ana')}` },
+      });
+      expect(stackSigned.status).to.equal(401);
+    });
+
+    it('serves the receiver’s metrics on METRICS_PORT and the tray service’s on the next port, and says so', async () => {
+      const receiver = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(receiver.status).to.equal(200);
+      expect(await receiver.text()).to.include('webhook_');
+      const tray = await fetch(`http://127.0.0.1:${metricsPort + 1}/metrics`);
+      expect(tray.status).to.equal(200);
+      expect(await tray.text()).to.include('tray_');
+      expect(stack!.output()).to.include(
+        `metrics  http://127.0.0.1:${metricsPort}/metrics (receiver), http://127.0.0.1:${metricsPort + 1}/metrics (tray)`,
+      );
     });
   });
 
