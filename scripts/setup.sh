@@ -34,19 +34,15 @@ apt_install() {
 }
 # shellcheck source=lib/dpkg-status.sh
 source scripts/lib/dpkg-status.sh
-# Whether dpkg knows a package but has not finished installing it (status_half_installed). One dpkg
-# does not know (installed another way, no dpkg) is not half installed.
+# Whether dpkg knows a package (or one a pattern matches) but has not finished installing it
+# (status_half_installed). One dpkg does not know (installed another way, no dpkg) is not.
 dpkg_half_installed() {
   command -v dpkg-query >/dev/null 2>&1 || return 1
-  local status; status="$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" || return 1
-  status_half_installed "$status"
+  local statuses; statuses="$(dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null)" || return 1
+  any_status_half_installed "$statuses"
 }
-# Stops a service a Debian package just started, and keeps it from starting at boot.
-stop_system_service() {
-  as_root service "$1" stop >/dev/null 2>&1 || true
-  if command -v systemctl >/dev/null 2>&1; then as_root systemctl disable "$1" >/dev/null 2>&1 || true; fi
-  if command -v update-rc.d >/dev/null 2>&1; then as_root update-rc.d "$1" disable >/dev/null 2>&1 || true; fi
-}
+# shellcheck source=lib/system-services.sh
+source scripts/lib/system-services.sh
 
 # 1. npm packages (includes the pinned Node 24 runtime in node_modules/.bin).
 if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] \
@@ -62,8 +58,10 @@ fi
 #    next apt run would configure it and start the system instance, and nothing would stop it.
 if ! command -v redis-server >/dev/null 2>&1 || dpkg_half_installed redis-server; then
   say "installing redis-server (apt)"
+  # Debian's package starts a system instance on 6379 (and at every boot); the project starts its
+  # own. Noted before the install, stopped at the end of this run or, if it is cut short, the next.
+  will_stop_service redis-server
   apt_install redis-server
-  # Debian's package starts a system instance on 6379 (and at every boot); the project starts its own.
   stop_system_service redis-server
 fi
 # The servers the project starts (scripts/lib/local-servers.ts) use Redis 7 settings (listpacks):
@@ -137,12 +135,17 @@ fi
 # 5. PostgreSQL server from Debian: FerretDB's storage everywhere the project starts servers
 #    (`npm start`, the tests, the benches; scripts/lib/local-servers.ts startPostgres runs a cluster
 #    of the project's own under its data directory or a temp dir).
-if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || dpkg_half_installed postgresql; then
+# The server is in postgresql-<major>, which a cut-short install may leave unpacked before the
+# `postgresql` package that depends on it.
+if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || dpkg_half_installed 'postgresql*'; then
   say "installing postgresql (apt)"
-  apt_install postgresql
   # Debian's package starts a cluster on 5432 (and at every boot); the project starts its own.
+  will_stop_service postgresql
+  apt_install postgresql
   stop_system_service postgresql
 fi
+# After every apt run of this setup (one configures what an earlier run left unpacked).
+stop_noted_services
 
 # 6. The client package's JavaScript (client/dist, built by tsc): the demo page loads it as ES
 #    modules from the tray service. Rebuilt when a source is newer than the build. Built beside it

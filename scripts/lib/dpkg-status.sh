@@ -11,3 +11,13 @@ status_half_installed() {
     *) return 0 ;;
   esac
 }
+
+# Whether any of STATUSES (one per line, as `dpkg-query -W -f='${Status}\n' 'postgresql*'` prints
+# the packages a pattern matches) is an install that did not finish.
+any_status_half_installed() {
+  local line
+  while IFS= read -r line; do
+    if status_half_installed "$line"; then return 0; fi
+  done <<<"$1"
+  return 1
+}

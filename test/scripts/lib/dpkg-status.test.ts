@@ -41,4 +41,22 @@ describe('scripts/lib/dpkg-status.sh: which dpkg states setup.sh installs again'
       expect(halfInstalled(status), status).to.equal(true);
     }
   });
+
+  // The `postgresql` package depends on postgresql-<major>, which holds the server: an install
+  // cut short can leave that one unpacked while the first is not installed yet.
+  it('reads a pattern’s packages as half installed when any one of them is', () => {
+    const any = (statuses: string) => {
+      const run = spawnSync(
+        'bash',
+        ['-c', 'source scripts/lib/dpkg-status.sh && any_status_half_installed "$0"', statuses],
+        { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      if (run.status !== 0 && run.status !== 1)
+        throw new Error(`bash exited ${run.status}: ${run.stderr.toString()}`);
+      return run.status === 0;
+    };
+    expect(any('unknown ok not-installed\ninstall ok unpacked\ninstall ok installed')).to.equal(true);
+    expect(any('install ok installed\ninstall ok installed')).to.equal(false);
+    expect(any('')).to.equal(false);
+  });
 });
