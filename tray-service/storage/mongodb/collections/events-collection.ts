@@ -13,7 +13,10 @@ export interface StoredEventDoc {
   webhook: string;
   receivedAt: Date;
   storedAt: Date;
-  /** receivedAt + the EVENTS_RETENTION_DAYS in force when stored (a later change leaves it). */
+  /**
+   * receivedAt + the EVENTS_RETENTION_DAYS in force when stored, or as long from its storing when
+   * that had passed (domain/event-expiry.ts); a later change of the setting leaves it.
+   */
   expiresAt: Date;
   /** The stored event's status (domain/stored-event.ts). */
   status: StoredEventStatus;
