@@ -27,7 +27,7 @@ import { shownUrl } from './shown-url.ts';
 import { checkDataDir } from './check-data-dir.ts';
 import { staleStackUrls } from './stale-stack-urls.ts';
 import { operatorEnvironment } from './operator-environment.ts';
-import { ownRedisWanted, serviceEnvironments, stackDefaults } from './stack-settings.ts';
+import { metricsPortsProblem, ownRedisWanted, serviceEnvironments, stackDefaults } from './stack-settings.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
@@ -240,10 +240,11 @@ async function start(): Promise<void> {
   const operatorEnv = operatorEnvironment(process.env, stale);
   /** Development settings, only where the operator set nothing. */
   const devDefaults = stackDefaults(secrets, join(dataDir, 'receiver-spool'), operatorEnv);
-  if (stale.length > 0)
-    say(
-      `${stale.join(' and ')}: this stack's own servers of an earlier run (from ${shownPath(stackEnvPath(dataDir))}); started again`,
-    );
+  // Its Redis is started again only when the operator names no cluster of their own.
+  const restarted = stale.filter((name) => name !== 'REDIS_URL' || ownRedisWanted(operatorEnv));
+  const from = `this stack's own server of an earlier run (from ${shownPath(stackEnvPath(dataDir))})`;
+  if (restarted.length > 0) say(`${restarted.join(' and ')}: ${from}; started again`);
+  if (restarted.length < stale.length) say(`REDIS_URL: ${from}; left out (REDIS_CLUSTER_NODES names yours)`);
   const configured: NodeJS.ProcessEnv = {
     ...devDefaults,
     ...operatorEnv,
@@ -260,6 +261,12 @@ async function start(): Promise<void> {
         `set STACK_EXPOSE=on to start so anyway, or leave ${exposure.variables.join(', ')} unset`,
     );
   }
+  const metricsProblem = metricsPortsProblem(configured, {
+    RECEIVER_PORT: receiverPort,
+    TRAY_PORT: trayPort,
+    ADMIN_PORT: adminPort,
+  });
+  if (metricsProblem) throw new Error(metricsProblem);
   await checkPortsFree(configured);
 
   // The operator's own storage when they name one (DATABASE_URL, or MONGODB_URI for MongoDB);

@@ -53,3 +53,22 @@ export function serviceEnvironments(env: NodeJS.ProcessEnv): {
   if (env.METRICS_PORT === undefined || !Number.isInteger(port)) return { receiver: env, tray: env };
   return { receiver: env, tray: { ...env, METRICS_PORT: String(port + 1) } };
 }
+
+/**
+ * Why the metrics ports serviceEnvironments gives cannot be used, naming METRICS_PORT: the next
+ * port is no port, or either is another listener's of the stack. undefined when they can (or when
+ * METRICS_PORT is unset, or no number: the receiver refuses that, naming it).
+ */
+export function metricsPortsProblem(
+  env: NodeJS.ProcessEnv,
+  listeners: Readonly<Record<string, string>>,
+): string | undefined {
+  const port = Number(env.METRICS_PORT);
+  if (env.METRICS_PORT === undefined || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  if (port + 1 > 65535)
+    return `METRICS_PORT: ${port} leaves no next port for the tray service's metrics; set a lower one`;
+  for (const [variable, value] of Object.entries(listeners))
+    if (Number(value) === port || Number(value) === port + 1)
+      return `METRICS_PORT: ${port} and the next port (the tray service's metrics) must differ from ${variable} (${value})`;
+  return undefined;
+}

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { ownRedisWanted, serviceEnvironments, stackDefaults } from '../../../scripts/lib/stack-settings.ts';
+import {
+  metricsPortsProblem,
+  ownRedisWanted,
+  serviceEnvironments,
+  stackDefaults,
+} from '../../../scripts/lib/stack-settings.ts';
 
 const secrets = { JWT_SECRET: 'j'.repeat(43), WEBHOOK_SECRET: 'w'.repeat(43), ADMIN_TOKEN: 'a'.repeat(43) };
 
@@ -37,6 +42,28 @@ describe('npm start’s settings', () => {
         expect(tray).to.deep.equal(env);
         expect(receiver).to.deep.equal(env);
       }
+    });
+  });
+
+  describe('metricsPortsProblem', () => {
+    const listeners = { RECEIVER_PORT: '8080', TRAY_PORT: '8081', ADMIN_PORT: '8082' };
+
+    it('takes two free ports in a row that are no other listener’s', () => {
+      expect(metricsPortsProblem({ METRICS_PORT: '9100' }, listeners)).to.equal(undefined);
+      expect(metricsPortsProblem({}, listeners)).to.equal(undefined);
+    });
+
+    it('names METRICS_PORT when the next port is no port', () => {
+      expect(metricsPortsProblem({ METRICS_PORT: '65535' }, listeners)).to.equal(
+        "METRICS_PORT: 65535 leaves no next port for the tray service's metrics; set a lower one",
+      );
+    });
+
+    it('names METRICS_PORT and the listener when either port is another listener’s', () => {
+      expect(metricsPortsProblem({ METRICS_PORT: '8079' }, listeners)).to.equal(
+        "METRICS_PORT: 8079 and the next port (the tray service's metrics) must differ from RECEIVER_PORT (8080)",
+      );
+      expect(metricsPortsProblem({ METRICS_PORT: '8082' }, listeners)).to.match(/ADMIN_PORT \(8082\)/);
     });
   });
 });
