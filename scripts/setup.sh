@@ -34,15 +34,16 @@ apt_install() {
 }
 # shellcheck source=lib/dpkg-status.sh
 source scripts/lib/dpkg-status.sh
-# Whether dpkg knows a package (or one a pattern matches) but has not finished installing it
-# (status_half_installed). One dpkg does not know (installed another way, no dpkg) is not.
-dpkg_half_installed() {
-  command -v dpkg-query >/dev/null 2>&1 || return 1
-  local statuses; statuses="$(dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null)" || return 1
-  any_status_half_installed "$statuses"
-}
 # shellcheck source=lib/system-services.sh
 source scripts/lib/system-services.sh
+# A run that ends early (a failure, Ctrl-C) stops the noted services too, but keeps the notes: a
+# package it left unpacked is configured, and its service started, by a later apt run.
+work=''
+on_exit() {
+  stop_noted_services --keep-notes
+  if [ -n "$work" ]; then rm -rf "$work"; fi
+}
+trap on_exit EXIT
 
 # 1. npm packages (includes the pinned Node 24 runtime in node_modules/.bin).
 if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] \
@@ -111,7 +112,6 @@ if [ "$WITH_FERRETDB" = 1 ] && ! ferretdb_ok; then
   # Instead: download that exact version, copy it, write the version file, build with its go.sum.
   # A folder of this run's own, removed however the run ends (a failed build, Ctrl-C).
   work="$(mktemp -d "${TMPDIR:-/tmp}/ferretdb-build-XXXXXX")"
-  trap 'rm -rf "$work"' EXIT
   mkdir -p "$work/dl"
   (cd "$work/dl" && go mod init ferretdb-download >/dev/null 2>&1 \
     && with_heartbeat "downloading FerretDB's modules" go mod download "${FERRETDB_MODULE}@${FERRETDB_VERSION}")
@@ -137,14 +137,16 @@ fi
 #    of the project's own under its data directory or a temp dir).
 # The server is in postgresql-<major>, which a cut-short install may leave unpacked before the
 # `postgresql` package that depends on it.
-if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || dpkg_half_installed 'postgresql*'; then
+if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null \
+  || dpkg_half_installed 'postgresql*' '^postgresql(-[0-9]+)?$'; then
   say "installing postgresql (apt)"
   # Debian's package starts a cluster on 5432 (and at every boot); the project starts its own.
   will_stop_service postgresql
   apt_install postgresql
   stop_system_service postgresql
 fi
-# After every apt run of this setup (one configures what an earlier run left unpacked).
+# After every apt run of this setup (one configures what an earlier run left unpacked); done, the
+# notes go.
 stop_noted_services
 
 # 6. The client package's JavaScript (client/dist, built by tsc): the demo page loads it as ES

@@ -21,3 +21,12 @@ any_status_half_installed() {
   done <<<"$1"
   return 1
 }
+
+# Whether dpkg knows a package but has not finished installing it (status_half_installed); with
+# a pattern (dpkg-query's) and a regular expression of names, any package both match. One dpkg
+# does not know (installed another way, no dpkg) is not.
+dpkg_half_installed() {
+  command -v dpkg-query >/dev/null 2>&1 || return 1
+  local listed; listed="$(dpkg-query -W -f='${Package} ${Status}\n' "$1" 2>/dev/null)" || return 1
+  any_status_half_installed "$(awk -v names="${2:-^$1\$}" '$1 ~ names { sub(/^[^ ]+ /, ""); print }' <<<"$listed")"
+}

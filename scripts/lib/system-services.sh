@@ -20,7 +20,8 @@ stop_system_service() {
   if command -v update-rc.d >/dev/null 2>&1; then as_root update-rc.d "$1" disable >/dev/null 2>&1 || true; fi
 }
 
-# Stops every service noted by will_stop_service, in this run or one cut short before it.
+# Stops every service noted by will_stop_service, in this run or one cut short before it, and
+# forgets them; with --keep-notes (a run ending early), keeps the notes for the next run.
 stop_noted_services() {
   [ -d "$SERVICES_TO_STOP_DIR" ] || return 0
   local noted name
@@ -28,6 +29,6 @@ stop_noted_services() {
     [ -e "$noted" ] || continue
     name="$(basename "$noted")"
     stop_system_service "$name"
-    rm -f "$noted"
+    if [ "${1:-}" != --keep-notes ]; then rm -f "$noted"; fi
   done
 }

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { repoRoot } from '../../support/run-script.ts';
 
 /** Whether scripts/lib/dpkg-status.sh reads `status` as an install that did not finish. */
@@ -58,5 +61,51 @@ describe('scripts/lib/dpkg-status.sh: which dpkg states setup.sh installs again'
     expect(any('unknown ok not-installed\ninstall ok unpacked\ninstall ok installed')).to.equal(true);
     expect(any('install ok installed\ninstall ok installed')).to.equal(false);
     expect(any('')).to.equal(false);
+  });
+
+  // With `postgresql*` alone, an extension's or a client's install left unfinished (the system's
+  // own PostgreSQL, say) had every run install again and stop that system's service.
+  it('reads the PostgreSQL server’s packages as half installed, and no other of the pattern’s', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'dpkg-query-'));
+    try {
+      const listed = (lines: string[]) => {
+        writeFileSync(
+          join(folder, 'dpkg-query'),
+          `#!/bin/sh\nprintf '%s\\n' ${lines.map((line) => `'${line}'`).join(' ')}\n`,
+        );
+        chmodSync(join(folder, 'dpkg-query'), 0o755);
+        const run = spawnSync(
+          'bash',
+          [
+            '-c',
+            `source scripts/lib/dpkg-status.sh && dpkg_half_installed 'postgresql*' '^postgresql(-[0-9]+)?$'`,
+          ],
+          {
+            cwd: repoRoot,
+            env: { PATH: `${folder}:${process.env.PATH}` },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        if (run.status !== 0 && run.status !== 1)
+          throw new Error(`bash exited ${run.status}: ${run.stderr.toString()}`);
+        return run.status === 0;
+      };
+      expect(listed(['postgresql unknown ok not-installed', 'postgresql-16 install ok unpacked'])).to.equal(
+        true,
+      );
+      expect(
+        listed(['postgresql install ok half-configured', 'postgresql-16 install ok installed']),
+      ).to.equal(true);
+      expect(
+        listed([
+          'postgresql install ok installed',
+          'postgresql-16 install ok installed',
+          'postgresql-16-postgis-3 install ok half-installed',
+          'postgresql-client-16 install ok unpacked',
+        ]),
+      ).to.equal(false);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -9,7 +9,7 @@ import { repoRoot } from '../../support/run-script.ts';
  * Runs `script` after sourcing scripts/lib/system-services.sh, with `service`, `systemctl` and
  * `update-rc.d` stubs on PATH that log their arguments, as setup.sh's `as_root` runs them.
  */
-function withStubs(folder: string, script: string): { status: number | null; calls: string[] } {
+function withStubs(folder: string, script: string): { calls: string[] } {
   const bin = join(folder, 'bin');
   const log = join(folder, 'calls.log');
   spawnSync('mkdir', ['-p', bin]);
@@ -30,7 +30,7 @@ function withStubs(folder: string, script: string): { status: number | null; cal
     },
   );
   if (run.status !== 0) throw new Error(`bash exited ${run.status}: ${run.stderr.toString()}`);
-  return { status: run.status, calls: existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [] };
+  return { calls: existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [] };
 }
 
 // Debian's packages start their service once apt configures them. A setup run cut short after
@@ -53,6 +53,15 @@ describe('scripts/lib/system-services.sh: the system services setup.sh installs 
     ]);
     const after = withStubs(folder, 'stop_noted_services');
     expect(after.calls, 'the log holds the earlier calls only').to.deep.equal(next.calls);
+  });
+
+  // A run that fails before its end (no Go, an old Redis) may have configured a package an earlier
+  // run left unpacked: its exit stops the service, and keeps the note for a run that ends well.
+  it('on an early exit, stops the noted services and keeps the notes', () => {
+    withStubs(folder, 'will_stop_service postgresql');
+    expect(withStubs(folder, 'stop_noted_services --keep-notes').calls).to.have.lengthOf(3);
+    expect(withStubs(folder, 'stop_noted_services').calls).to.have.lengthOf(6);
+    expect(withStubs(folder, 'stop_noted_services').calls).to.have.lengthOf(6);
   });
 
   it('stops nothing when nothing was noted', () => {
