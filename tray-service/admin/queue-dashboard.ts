@@ -92,6 +92,18 @@ const boundPage: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/**
+ * bull's getWorkers waits for its connection to be ready, adding listeners to it on every call: a
+ * dashboard open while Redis is down (it asks on every poll) piled them up until Redis came back.
+ * Not ready, the workers are unknown now: bull-board shows none, as for any failed ask.
+ */
+class ReadyOnlyWorkersAdapter extends BullAdapter {
+  override async getWorkers(): ReturnType<BullAdapter['getWorkers']> {
+    if (this.queue.client.status !== 'ready') throw new Error('the queue’s Redis connection is not ready');
+    return super.getWorkers();
+  }
+}
+
 /** @bull-board at `basePath`, behind admin auth; read-only unless `write`. */
 export function createQueueDashboard(deps: QueueDashboardDeps): Router {
   const write = deps.write ?? false;
@@ -100,7 +112,7 @@ export function createQueueDashboard(deps: QueueDashboardDeps): Router {
   createBullBoard({
     // bull-board hides and refuses its own changing actions in read-only mode; writeGate refuses
     // them again here, whatever a bull-board version does.
-    queues: deps.queues.map((queue) => new BullAdapter(queue, { readOnlyMode: !write })),
+    queues: deps.queues.map((queue) => new ReadyOnlyWorkersAdapter(queue, { readOnlyMode: !write })),
     serverAdapter,
     options: { uiConfig: { miscLinks: [{ text: 'Sign out', url: deps.signOutPath }] } },
   });

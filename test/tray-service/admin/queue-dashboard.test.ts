@@ -8,6 +8,7 @@ import { ADMIN_SESSION_COOKIE } from '../../../tray-service/admin/session-cookie
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { ADMIN_TOKEN, adminApp, adminJwt, userToken } from './admin-fixtures.ts';
 
 const job = (key: string): WebhookJobData => ({
@@ -349,6 +350,35 @@ describe('/admin/queues (queue dashboard)', function () {
  * gate lets through only what cannot lose a webhook the receiver acknowledged and the worker has
  * not processed yet (waiting, paused, delayed or active).
  */
+// bull's getWorkers waits for its connection to be ready, adding listeners to it on every call:
+// a dashboard left open while Redis was down piled them up (one pair a queue a poll), until Redis
+// came back or the process warned of a leak.
+describe('/admin/queues while the queues’ Redis is down', function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  let queue: Bull.Queue<WebhookJobData>;
+  let close: (() => void) | undefined;
+  before(async () => {
+    queue = createWebhookQueue({ redis: `redis://127.0.0.1:${await freePort()}`, prefix: 'down' });
+  });
+  after(async () => {
+    close?.();
+    await queue.close().catch(() => undefined);
+  });
+
+  it('answers each poll without adding listeners to the connection', async () => {
+    const built = adminApp(suite.storage, { queues: [queue] });
+    close = built.close;
+    const before = queue.client.listenerCount('ready');
+    for (let poll = 0; poll < 5; poll += 1)
+      await request(built.app)
+        .get('/admin/queues/api/queues?activeQueue=&status=latest')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .timeout(5_000);
+    expect(queue.client.listenerCount('ready')).to.be.at.most(before);
+  });
+});
+
 describe('/admin/queues with QUEUE_DASHBOARD_WRITE=on: no route loses an unprocessed job', function () {
   this.timeout(30_000);
   const suite = useTrayStorage();
