@@ -32,7 +32,13 @@ function community(context: ConformanceContext) {
     const { records } = await context.storage.records.pageAfter(context.id(user), undefined, 10, now);
     return records.find((record) => record.verb === 'post');
   };
-  return { communityId, post, posts, membership, postRecord };
+  /** A line of the platform's member list: `user` a member since `minute`. */
+  const listed = (user: string, minute: number) => ({
+    communityId,
+    userId: context.id(user),
+    since: at(minute),
+  });
+  return { communityId, post, posts, membership, postRecord, listed };
 }
 
 conformanceCase(
@@ -162,13 +168,8 @@ conformanceCase(
   'memberships: an import batch accounts for every line, a member listed twice counting once as unchanged',
   async (context) => {
     const c = community(context);
-    const line = (user: string, since: number) => ({
-      communityId: c.communityId,
-      userId: context.id(user),
-      since: at(since),
-    });
     const result = await context.storage.members.importBatch(
-      [line('ana', 0), line('ben', 0), line('ana', 0), line('ben', 1), line('ana', 0)],
+      [c.listed('ana', 0), c.listed('ben', 0), c.listed('ana', 0), c.listed('ben', 1), c.listed('ana', 0)],
       at(2),
     );
     expect(result).to.deep.equal({ inserted: 2, updated: 0, unchanged: 3 });
@@ -180,12 +181,7 @@ conformanceCase(
   'memberships: a member listed twice with two join times is a member from the earliest',
   async (context) => {
     const c = community(context);
-    const line = (user: string, since: number) => ({
-      communityId: c.communityId,
-      userId: context.id(user),
-      since: at(since),
-    });
-    await context.storage.members.importBatch([line('ben', 3), line('ben', 1)], at(5));
+    await context.storage.members.importBatch([c.listed('ben', 3), c.listed('ben', 1)], at(5));
     await c.posts([c.post('cid', 2)]);
     expect(await c.postRecord('ben')).to.include({ lastActionId: context.id('p-cid-2') });
   },
@@ -233,8 +229,9 @@ conformanceCase(
   'memberships: a later list names again a member who left since the last import: a member from its time, the join before it kept',
   async (context) => {
     const c = community(context);
-    const line = (user: string) => ({ communityId: c.communityId, userId: context.id(user), since: at(0) });
-    expect(await context.storage.members.importBatch([line('ana'), line('ben')], at(1))).to.deep.equal({
+    expect(
+      await context.storage.members.importBatch([c.listed('ana', 0), c.listed('ben', 0)], at(1)),
+    ).to.deep.equal({
       inserted: 2,
       updated: 0,
       unchanged: 0,
@@ -246,12 +243,14 @@ conformanceCase(
     await c.membership('ben', false, 5);
     // Ana is not a member at the new list's time: she is again from it. Ben's leave after that
     // time stands. Listed again at the same time, nothing changes.
-    expect(await context.storage.members.importBatch([line('ana'), line('ben')], at(4))).to.deep.equal({
+    expect(
+      await context.storage.members.importBatch([c.listed('ana', 0), c.listed('ben', 0)], at(4)),
+    ).to.deep.equal({
       inserted: 0,
       updated: 1,
       unchanged: 1,
     });
-    expect(await context.storage.members.importBatch([line('ana')], at(4))).to.deep.equal({
+    expect(await context.storage.members.importBatch([c.listed('ana', 0)], at(4))).to.deep.equal({
       inserted: 0,
       updated: 0,
       unchanged: 1,
