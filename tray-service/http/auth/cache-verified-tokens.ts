@@ -24,8 +24,8 @@ const DEFAULT_MAX_AGE_MS = 60_000;
  * of the token and a map look-up take microseconds. The result is the very one the verifier gave,
  * so the caller, `exp` and every other claim are as verified.
  *
- * - Only successes are kept: a forged, expired or unknown token is verified, refused and counted
- *   as a failed authentication every time.
+ * - Only successes are kept: a forged, expired or unknown token is verified and refused every
+ *   time (counted as a failed authentication unless its signature verified: is-token-guess.ts).
  * - An entry ends at `exp` (as jose counts it: valid while now < exp), or when the token becomes
  *   older than a maximum token age if that comes first, and no later than `maxAgeMs` after the
  *   verification.

@@ -78,6 +78,9 @@ export function createFailedAuthLimit(
     blockedFor(address) {
       // Asked on every request: with no address refused (the usual case), no address is parsed.
       if (blockedUntil.size === 0) return 0;
+      // Asked apart from the key: an IPv6 address is counted by its /64, whose other addresses may
+      // be refused while this one, exempt, never is.
+      if (isExempt(address)) return 0;
       const key = addressKey(address);
       const until = blockedUntil.get(key);
       if (until === undefined) return 0;

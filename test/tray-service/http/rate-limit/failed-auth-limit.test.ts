@@ -190,6 +190,39 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
     );
   });
 
+  // IPv6 addresses are counted by their /64: a neighbour of an exempt address, refused, refused
+  // the exempt one with it, where the exemption promises it is never refused.
+  it('never refuses an exempt IPv6 address for the failures of another of its /64', async () => {
+    const app = api.app({
+      failedAuth: createFailedAuthLimit({
+        redis: api.redis,
+        points: LIMIT,
+        windowMs: 60_000,
+        keyPrefix: uniqueName('auth'),
+        exempt: parseCidrList('2001:db8::10'),
+      }),
+      trustProxy: ['loopback'],
+    });
+    for (let i = 0; i <= LIMIT; i += 1) {
+      const res = await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', '2001:db8::11')
+        .set('Authorization', forged);
+      expect(res.status).to.be.oneOf([401, 429]);
+    }
+    expectRefused(
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', '2001:db8::11')
+        .set('Authorization', await bearer('u-neighbour')),
+    );
+    await request(app)
+      .get('/notifications/v3')
+      .set('X-Forwarded-For', '2001:db8::10')
+      .set('Authorization', await bearer('u-behind-the-back-end'))
+      .expect(200);
+  });
+
   it("does not count a banned user's valid token: their calls never refuse the others at their address", async () => {
     // A ban published in Redis as the worker does, and a ban cache that loaded it.
     const banPrefix = uniqueName('bans');
