@@ -9,6 +9,7 @@ import {
   type ExportedJWKSCache,
   type JWKSCacheInput,
   type JWTVerifyGetKey,
+  type JWTVerifyOptions,
   type RemoteJWKSetOptions,
 } from 'jose';
 import type { KeyObject } from 'node:crypto';
@@ -211,6 +212,27 @@ function remoteKeys(
 }
 
 /**
+ * A key set that holds several keys fit for a token that names no `kid` (a rotation: the old key
+ * and the new one) makes jose refuse to choose, and hand the caller the candidates to try: the
+ * token verifies with the one that signed it. Any other error is the verdict as it was.
+ */
+async function eachMatchingKey(
+  token: string,
+  error: unknown,
+  checks: JWTVerifyOptions,
+): Promise<Awaited<ReturnType<typeof jwtVerify>>> {
+  if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+  for await (const candidate of error) {
+    try {
+      return await jwtVerify(token, candidate, checks);
+    } catch (refused) {
+      if (!(refused instanceof errors.JWSSignatureVerificationFailed)) throw refused;
+    }
+  }
+  throw new errors.JWSSignatureVerificationFailed();
+}
+
+/**
  * Builds the bearer-token check shared by the tray API and the admin API. The algorithm
  * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, iss/aud
  * and the maximum age since `iat` are checked when configured, and a token of `refusedAudience`
@@ -245,7 +267,9 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
       // jwtVerify is overloaded on the key kind; the union is resolved here for the type checker.
       ({ payload: claims } =
         typeof key === 'function'
-          ? await jwtVerify(token, key, checks)
+          ? await jwtVerify(token, key, checks).catch((error: unknown) =>
+              eachMatchingKey(token, error, checks),
+            )
           : await jwtVerify(token, key, checks));
     } catch (error) {
       // remoteKeys' verdict: the keys could not be had, which says nothing about the token.

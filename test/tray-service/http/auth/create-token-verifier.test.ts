@@ -379,6 +379,62 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     });
   });
 
+  // A key set in rotation holds the old key and the new one, both fit for the token's algorithm.
+  // A token that names no `kid` matched both, and jose leaves trying each to its caller: the token
+  // was refused (and counted as a guess), for as long as the rotation lasted.
+  describe('with JWT_JWKS_URL holding two keys of one algorithm, and tokens without a kid', () => {
+    let server: Server;
+    let old: Awaited<ReturnType<typeof generateKeyPair>>;
+    let added: Awaited<ReturnType<typeof generateKeyPair>>;
+    before(async () => {
+      [old, added] = await Promise.all([
+        generateKeyPair('RS256', { extractable: true }),
+        generateKeyPair('RS256', { extractable: true }),
+      ]);
+      const jwks = {
+        keys: await Promise.all(
+          [old, added].map(async ({ publicKey }) => ({
+            ...(await exportJWK(publicKey)),
+            alg: 'RS256',
+            use: 'sig',
+          })),
+        ),
+      };
+      server = createServer((_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify(jwks));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    const verifier = () => {
+      const { port } = server.address() as AddressInfo;
+      return createTokenVerifier(
+        resolveJwtConfig({ JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`, JWT_AUDIENCE: 'tray' }),
+      );
+    };
+    const signed = (key: typeof old.privateKey, claims: Record<string, unknown> = {}) =>
+      new SignJWT({ sub: 'rotating-user', aud: 'tray', ...claims })
+        .setProtectedHeader({ alg: 'RS256' })
+        .setExpirationTime('1h')
+        .sign(key);
+
+    it('verifies a token signed with either key', async () => {
+      const verify = verifier();
+      for (const { privateKey } of [old, added])
+        expect((await verify(await signed(privateKey))).userId).to.equal('rotating-user');
+    });
+
+    it('still refuses one signed with neither, and one whose claims are wrong', async () => {
+      const other = await generateKeyPair('RS256');
+      const verify = verifier();
+      expect((await failureOf(verify(await signed(other.privateKey)))).kind).to.equal('UNAUTHORIZED');
+      const wrongAudience = await failureOf(verify(await signed(added.privateKey, { aud: 'elsewhere' })));
+      expect(wrongAudience.message).to.match(/aud/);
+    });
+  });
+
   describe('with JWT_JWKS_URL, the key server failing', () => {
     let keyServer: KeyServer;
     /** A failed fetch is remembered this long; short, so the tests can wait it out. */
