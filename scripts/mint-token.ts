@@ -26,6 +26,8 @@ STACK_DATA_DIR).`;
 /** A span ahead, as jose reads one ("30m", "1.5 hours", "30d"): no sign, no "ago". */
 const FUTURE_SPAN =
   /^\+?(\d+(?:\.\d+)?) ?(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks|y|yr|yrs|year|years)$/i;
+/** Seconds in each of FUTURE_SPAN's units, by its first letter (a year as jose counts it). */
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400, w: 604_800, y: 31_557_600 };
 
 /**
  * The algorithm to sign with, checked against the key given: the tray's own lists, so a token
@@ -73,7 +75,10 @@ async function main(): Promise<number> {
   // Read here, not by jose, which also takes "-1h", "1h ago" and "0s": a token expired as it is
   // printed. What this reads, jose reads the same.
   const span = FUTURE_SPAN.exec(values.ttl);
-  if (span === null || !(Number(span[1]) > 0)) {
+  // jose rounds the span to whole seconds: `0.4s` is 0, a token expired as it is printed.
+  const seconds =
+    span === null ? 0 : Number(span[1]) * (UNIT_SECONDS[(span[2] ?? '').toLowerCase().charAt(0)] ?? 0);
+  if (!(Math.round(seconds) >= 1)) {
     throw new UsageError('--ttl: expected a duration such as 30m, 1h or 30d');
   }
   jwt = jwt.setExpirationTime(values.ttl);

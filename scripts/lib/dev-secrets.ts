@@ -76,7 +76,8 @@ function parse(path: string, names: readonly (keyof DevSecrets)[]): Record<strin
     parsed = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    throw new Error(`${path}: not valid JSON (${error.message}); ${REMAKE}`);
+    // Not the parser's message: it quotes the text around the fault, a secret's characters too.
+    throw new Error(`${path}: not valid JSON; ${REMAKE}`);
   }
   for (const name of names) {
     const value = parsed[name];

@@ -89,6 +89,16 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
     }
   });
 
+  // The parser's message quotes the text around the fault: a value that lost its quotes showed
+  // some of its secret on the terminal (or a CI log).
+  it('name no character of a damaged file’s secrets', () => {
+    writeFileSync(devSecretsPath(dir), '{"ADMIN_TOKEN": ZxcvSecretToken1234}', { mode: 0o600 });
+    expect(() => readDevSecrets(dir))
+      .to.throw(`${devSecretsPath(dir)}: not valid JSON`)
+      .with.property('message')
+      .that.does.not.match(/Zxcv/);
+  });
+
   it('are created whole or not at all: no file is ever seen half-written', () => {
     loadOrCreateDevSecrets(dir);
     expect(readdirSync(dir)).to.deep.equal(['dev-secrets.json']);
