@@ -54,7 +54,19 @@ interface FoldedText {
   /** Offsets into the NFC text; undefined when the fold maps unit to unit (ASCII text). */
   starts?: number[];
   ends?: number[];
+  /**
+   * The fold with what symbols folded to blanked (spaces), unit for unit; undefined when no symbol
+   * folded to anything. Compatibility folding makes letters of some symbols (`™` is `tm`, `㎡` is
+   * `m2`): in the fold a symbol after a word joins it, and exact mode looks for words standing
+   * alone here too.
+   */
+  symbolsBlanked?: string;
 }
+
+/** Letters, digits, combining marks and connectors: what a "word" is made of in any script. */
+const wordChar = '[\\p{L}\\p{N}\\p{M}\\p{Pc}]';
+const startsWithWordChar = new RegExp(`^${wordChar}`, 'u');
+const hasWordChar = new RegExp(wordChar, 'u');
 
 /** A base character with the combining marks that follow it (or marks with no base, at the start). */
 const piece = /\P{M}\p{M}*|\p{M}+/gsu;
@@ -111,6 +123,8 @@ function foldWithSpans(nfc: string): FoldedText {
   const parts: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
+  /** Whether each part is a symbol's (a piece whose base is no word character) folded to letters. */
+  const fromSymbol: boolean[] = [];
   /** The last piece(s) with a visible fold: their text, where they start, their first unit. */
   let previous: { text: string; start: number; unit: number } | undefined;
   for (const match of nfc.matchAll(piece)) {
@@ -126,17 +140,23 @@ function foldWithSpans(nfc: string): FoldedText {
       part = foldPiece(text);
       start = previous.start;
       parts.pop();
+      fromSymbol.pop();
       starts.length = previous.unit;
       ends.length = previous.unit;
       previous = { text, start, unit: previous.unit };
     } else previous = { text: match[0], start, unit: starts.length };
     parts.push(part);
+    // Only where the fold made a word character of one: blanking anything else changes nothing.
+    fromSymbol.push(!startsWithWordChar.test(previous.text) && hasWordChar.test(part));
     for (let unit = 0; unit < part.length; unit++) {
       starts.push(start);
       ends.push(match.index + match[0].length);
     }
   }
-  return { folded: parts.join(''), starts, ends };
+  const folded = parts.join('');
+  if (!fromSymbol.includes(true)) return { folded, starts, ends };
+  const symbolsBlanked = parts.map((part, index) => (fromSymbol[index] ? ' '.repeat(part.length) : part));
+  return { folded, starts, ends, symbolsBlanked: symbolsBlanked.join('') };
 }
 
 /** How blocklisted words and texts are compared: both are folded so, then matched exactly. */
@@ -149,8 +169,6 @@ export function foldCase(text: string): string {
  * escape of anything else (`\-`, `\#`) is a syntax error, so escaping "too much" is not safe.
  */
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-/** Letters, digits, combining marks and connectors: what a "word" is made of in any script. */
-const wordChar = '[\\p{L}\\p{N}\\p{M}\\p{Pc}]';
 
 /** Folded words, longest first, so "spammer" is reported rather than "spam" when both are listed. */
 function alternation(folds: readonly string[]): string {
@@ -170,6 +188,8 @@ export interface BlockedWordMatch {
 
 interface ModePattern {
   pattern: RegExp;
+  /** Exact mode: also run on the fold with symbols blanked (FoldedText.symbolsBlanked). */
+  exact: boolean;
   /** The listed spelling of each folded word of this mode (parseBlockedWords keeps one per fold). */
   listed: Map<string, string>;
 }
@@ -180,7 +200,7 @@ function modePattern(words: readonly BlockedWord[], exact: boolean): ModePattern
   const alternatives = alternation([...listed.keys()]);
   // No `i` flag: the text is folded as the words are, so a hit is exactly one word's fold.
   const source = exact ? `(?<!${wordChar})(?:${alternatives})(?!${wordChar})` : `(?:${alternatives})`;
-  return { pattern: new RegExp(source, 'gu'), listed };
+  return { pattern: new RegExp(source, 'gu'), exact, listed };
 }
 
 /**
@@ -203,20 +223,26 @@ export function compileBlockedWordMatcher(
   ].filter((p): p is ModePattern => p !== undefined);
   return (text) => {
     if (patterns.length === 0) return [];
-    const found: BlockedWordMatch[] = [];
-    const { folded, starts, ends } = foldWithSpans(text.normalize('NFC'));
-    for (const { pattern, listed } of patterns) {
-      for (const match of folded.matchAll(pattern)) {
-        const hit = match[0];
-        const last = match.index + hit.length - 1;
-        found.push({
-          word: listed.get(hit) ?? hit,
-          start: starts?.[match.index] ?? match.index,
-          end: ends?.[last] ?? last + 1,
-        });
+    const found = new Map<string, BlockedWordMatch>();
+    const { folded, starts, ends, symbolsBlanked } = foldWithSpans(text.normalize('NFC'));
+    for (const { pattern, exact, listed } of patterns) {
+      // Letters written as symbols (`Ⓢⓟⓐⓜ`) are found in the fold, a word beside a symbol that
+      // folds to letters (`scam™`) with that symbol blanked: each hit once.
+      const texts = exact && symbolsBlanked !== undefined ? [folded, symbolsBlanked] : [folded];
+      for (const searched of texts) {
+        for (const match of searched.matchAll(pattern)) {
+          const hit = match[0];
+          const last = match.index + hit.length - 1;
+          const one = {
+            word: listed.get(hit) ?? hit,
+            start: starts?.[match.index] ?? match.index,
+            end: ends?.[last] ?? last + 1,
+          };
+          found.set(`${one.start}:${one.end}:${one.word}`, one);
+        }
       }
     }
-    return found.sort((a, b) => a.start - b.start || b.end - a.end);
+    return [...found.values()].sort((a, b) => a.start - b.start || b.end - a.end);
   };
 }
 

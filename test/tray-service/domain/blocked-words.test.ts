@@ -120,6 +120,22 @@ describe('blocked words', () => {
       expect(find(['дурак'], 'дураки')).to.deep.equal([]);
     });
 
+    // Compatibility folding makes letters of some symbols (™ is "tm", ㎡ "m2"): a symbol after a
+    // word joined it, and `scam™` was not the word `scam` standing alone.
+    it('takes a symbol beside a word as a boundary, whatever letters it folds to', () => {
+      expect(find(['scam'], 'scam™')).to.deep.equal(['scam']);
+      expect(find(['scam'], 'a Scam℠ here')).to.deep.equal(['scam']);
+      expect(find(['spam'], 'spam㎡')).to.deep.equal(['spam']);
+      expect(compileBlockedWordMatcher(parseBlockedWords(['scam'], 'exact'))('scam™')).to.deep.equal([
+        { word: 'scam', start: 0, end: 4 },
+      ]);
+      // Letters still join it, whatever their form; and letters written as symbols still match.
+      expect(find(['scam'], 'scamtm')).to.deep.equal([]);
+      expect(find(['scam'], 'scamｔｍ')).to.deep.equal([]);
+      expect(find(['spam'], 'buy Ⓢⓟⓐⓜ now')).to.deep.equal(['spam']);
+      expect(find(['spam'], 'buy spⓐm now')).to.deep.equal(['spam']);
+    });
+
     it('gives offsets into the NFC text, spanning the characters that folded into the match', () => {
       const match = compileBlockedWordMatcher(parseBlockedWords(['straße', '*ss*', 'istanbul'], 'exact'));
       expect(match('Die STRASSE, İSTANBUL')).to.deep.equal([
