@@ -89,8 +89,9 @@ export interface DeliveryOptions {
 /**
  * Enqueues decisions that are still pending; the job id is the decision id, so enqueuing one twice
  * queues it once. A pending decision whose job bull already gave up on (failed while its failure
- * could not be recorded: the database was down) is sent again: bull's add keeps the failed job
- * and queues nothing, which would leave the decision pending for ever.
+ * could not be recorded: the database was down), or completed before the decision was purged and
+ * saved again, is sent again: bull's add keeps the job it finds and queues nothing, which would
+ * leave the decision pending for ever.
  */
 export function createDecisionEnqueuer(queue: BullQueue<DecisionJobData>, options: DeliveryOptions) {
   const delays: CappedExponentialOptions = {
@@ -100,21 +101,27 @@ export function createDecisionEnqueuer(queue: BullQueue<DecisionJobData>, option
   return async (decisionIds: readonly string[]): Promise<void> => {
     await Promise.all(
       decisionIds.map(async (decisionId) => {
-        const job = await queue.add(
-          { decisionId },
-          {
-            jobId: decisionId,
-            attempts: options.attempts,
-            backoff: { type: CAPPED_EXPONENTIAL, options: delays },
-            // Kept a week after success so a re-moderated event does not deliver again.
-            removeOnComplete: { age: 7 * 24 * 3600 },
-            removeOnFail: false,
-          },
-        );
+        const addOptions = {
+          jobId: decisionId,
+          attempts: options.attempts,
+          backoff: { type: CAPPED_EXPONENTIAL, options: delays },
+          // Kept a week after success so a re-moderated event does not deliver again.
+          removeOnComplete: { age: 7 * 24 * 3600 },
+          removeOnFail: false,
+        };
+        const job = await queue.add({ decisionId }, addOptions);
         // add() hands back a job of that id whether it queued one or found one; only whether it is
         // in the failed set is read. It goes back only if it is still failed (two enqueuers at
         // once move it once), with all its attempts: it had spent them.
         if (await job.isFailed()) await retryWithFreshAttempts(queue, job).catch(() => undefined);
+        // A completed one delivered this decision before it was purged with its event, which came
+        // back since (a redelivery, a replay) and saved it pending again: queued anew, or it stays
+        // pending for good. Only pending decisions are enqueued, so this one was not delivered
+        // since it was saved again.
+        else if (await job.isCompleted()) {
+          await job.remove().catch(() => undefined);
+          await queue.add({ decisionId }, addOptions);
+        }
       }),
     );
   };

@@ -337,6 +337,33 @@ describe('moderation decision delivery', () => {
     }
   });
 
+  // A decision delivered, then purged with its event (a short EVENTS_RETENTION_DAYS), and saved
+  // again pending when the event came back (a redelivery, a replay): its delivered job, kept a
+  // week, made bull's add queue nothing, and the decision stayed pending for good, never purged.
+  describe('when a purged decision is saved again while its delivered job is kept', () => {
+    it('delivers it again', async () => {
+      const { server, decisions, step, close } = await setup([200, 200], 1);
+      try {
+        const first = eventDoc({
+          data: { post: { postId: 'p-purged', text: 'spam' } },
+          expiresAt: new Date(Date.now() + 1_000),
+        });
+        await step(first);
+        const delivered = await settledDecision(decisions, first.key);
+        expect(delivered.delivery).to.equal('delivered');
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        await suite.storage.purgeExpired(new Date());
+        expect(await decisions.get(delivered.id)).to.equal(undefined);
+        await step({ ...first, expiresAt: new Date(Date.now() + 60_000) });
+        const again = await settledDecision(decisions, first.key);
+        expect(again).to.include({ id: delivered.id, delivery: 'delivered' });
+        expect(server.requests).to.have.lengthOf(2);
+      } finally {
+        await close();
+      }
+    });
+  });
+
   describe('when the endpoint takes the last attempt but the database does not record it at once', () => {
     it('records the decision delivered, not failed', async () => {
       const { server, decisions, step, close } = await setup([200], 1, { failFirst: ['markDelivered'] });
