@@ -193,7 +193,7 @@ const workerStarting = runsWorker
     })
   : Promise.resolve(undefined);
 
-onShutdown(logger, async () => {
+const stop = onShutdown(logger, async () => {
   const steps = shutdownSteps();
   // Stop accepting first (closeServer does at once, then drains): a stream opening later would
   // miss the streams' close below and hold the drain. One still being authorised now opens on a
@@ -386,9 +386,14 @@ const server = await listenedOrExit(
     portVariable: 'TRAY_PORT',
     hostVariable: listenHostVariable(config, 'TRAY_HOST', config.TRAY_HOST),
   }),
+  stop,
 );
 started.servers.push(server);
-const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
+const metricsServer = await listenedOrExit(
+  logger,
+  listenMetrics(config.METRICS_PORT, { registry, logger }),
+  stop,
+);
 if (metricsServer) started.servers.push(metricsServer);
 // The admin API on its own listener (loopback unless ADMIN_HOST), never on the public port.
 const adminServer = api?.adminApp
@@ -400,6 +405,7 @@ const adminServer = api?.adminApp
         portVariable: 'ADMIN_PORT',
         hostVariable: 'ADMIN_HOST',
       }),
+      stop,
     )
   : undefined;
 if (adminServer) started.servers.push(adminServer);

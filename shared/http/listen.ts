@@ -111,15 +111,23 @@ export async function listen(app: RequestListener, options: ListenOptions): Prom
 /**
  * At start-up: a listener that cannot bind ends the process with one fatal log line naming the
  * address and the variable to change (exit 1), like the other start-up refusals, instead of an
- * unhandled rejection's stack trace.
+ * unhandled rejection's stack trace. With `stop` (a process whose shutdown is registered: its
+ * worker may hold jobs by then), through that shutdown, which exits 1; the listener's promise then
+ * never settles.
  */
-export async function listenedOrExit<T>(logger: Logger, listening: Promise<T>): Promise<T> {
+export async function listenedOrExit<T>(
+  logger: Logger,
+  listening: Promise<T>,
+  stop?: (reason: string) => void,
+): Promise<T> {
   try {
     return await listening;
   } catch (error) {
     if (!(error instanceof ListenError)) throw error;
     logger.fatal({ host: error.host, port: error.port, code: error.code }, error.message);
-    process.exit(1);
+    if (!stop) process.exit(1);
+    stop(error.message);
+    return new Promise<T>(() => undefined);
   }
 }
 

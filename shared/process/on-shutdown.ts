@@ -12,21 +12,25 @@ export const SHUTDOWN_DEADLINE_MS = 8_000;
 /**
  * Runs `shutdown` once on SIGTERM or SIGINT, then exits, within SHUTDOWN_DEADLINE_MS whatever its
  * dependencies do. A second signal exits at once, so an operator pressing Ctrl-C twice is never
- * stuck behind a hung dependency.
+ * stuck behind a hung dependency. Returns a stop for a failure of the process's own (a listener
+ * that cannot bind once the worker runs): the same shutdown, then exit 1.
  */
 export function onShutdown(
   logger: Logger,
   shutdown: () => Promise<void>,
   deadlineMs = SHUTDOWN_DEADLINE_MS,
-): void {
+): (reason: string) => void {
   let stopping = false;
-  const handle = (signal: NodeJS.Signals) => {
+  let exitCode = 0;
+  const handle = (signal: NodeJS.Signals | undefined, reason?: string) => {
     if (stopping) {
+      if (signal === undefined) return;
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    if (reason !== undefined) exitCode = 1;
+    logger.info(signal === undefined ? { reason } : { signal }, 'shutting down');
     setTimeout(() => {
       logger.warn(
         { deadlineMs },
@@ -37,13 +41,15 @@ export function onShutdown(
     shutdown()
       .then(() => {
         logger.info('stopped');
-        process.exit(0);
+        process.exit(exitCode);
       })
       .catch((error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       });
   };
-  process.on('SIGTERM', handle);
-  process.on('SIGINT', handle);
+  // Node passes the signal's number as a second argument: not a reason.
+  process.on('SIGTERM', (signal) => handle(signal));
+  process.on('SIGINT', (signal) => handle(signal));
+  return (reason) => handle(undefined, reason);
 }

@@ -19,6 +19,25 @@ const ADMIN_TOKEN = 'main-admin-listener-token-0123456789abcdef';
 
 // tray-service/main.ts as operators run it: public API and admin API on separate listeners, both
 // on loopback unless configured, and a drain on the first signal.
+/**
+ * The fatal line of a start that could not listen, once its worker had started taking jobs: the
+ * process stopped through its shutdown after it (the jobs in hand finish, or go back to the queue,
+ * rather than stall in a process that exits under them), its first purge, cut short by that
+ * shutdown, failing nothing.
+ */
+function fatalThenStopped(stdout: string): Record<string, unknown> | undefined {
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const fatal = lines.findIndex((line) => line.level === 60);
+  const after = lines.slice(fatal + 1).map((line) => String(line.msg));
+  expect(after[0], 'the shutdown after the fatal line').to.equal('shutting down');
+  expect(after.at(-1)).to.equal('stopped');
+  expect(after.filter((msg) => msg.includes('failed'))).to.deep.equal([]);
+  return lines[fatal];
+}
+
 describe('tray-service/main.ts listeners', function () {
   this.timeout(60_000);
   const suite = useTrayStorage();
@@ -169,9 +188,7 @@ describe('tray-service/main.ts listeners', function () {
         );
         expect(result.code).to.equal(1);
         expect(result.stderr).to.equal('');
-        const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
-        expect(last).to.include({
-          level: 60,
+        expect(fatalThenStopped(result.stdout)).to.include({
           msg: `cannot listen on 127.0.0.1:${occupied.port()}: EADDRINUSE (${variable})`,
         });
       });
@@ -206,9 +223,7 @@ describe('tray-service/main.ts listeners', function () {
         );
         expect(result.code).to.equal(1);
         expect(result.stderr).to.equal('');
-        const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
-        expect(last).to.include({
-          level: 60,
+        expect(fatalThenStopped(result.stdout)).to.include({
           msg: `cannot listen on 192.0.2.1:${ports[portVariable]}: EADDRNOTAVAIL (${variable})`,
         });
       });

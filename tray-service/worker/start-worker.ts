@@ -314,6 +314,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
   let purging = false;
+  /** Set by close(): a purge failing after it met the storage the shutdown closed. */
+  let closed = false;
   const purge = async () => {
     // A purge that outlasts the interval (a backlog after an outage, a huge table) is left to
     // finish: setInterval does not wait for it, and each purge started beside it would read the
@@ -329,6 +331,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     try {
       logPurged(await deps.storage.purgeExpired(new Date()));
     } catch (error) {
+      // The storage closed under it by the shutdown: no failure of the purge, which the next start
+      // runs again (warned once per table, each shutdown during a purge looked like an outage).
+      if (closed) {
+        deps.logger.info('purge cut short by the shutdown; it runs again at the next start');
+        return;
+      }
       if (error instanceof PurgeError) {
         // Every other table was purged: each failure once, by table.
         logPurged(error.purged);
@@ -348,6 +356,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   return {
     close: async () => {
+      closed = true;
       clearInterval(timer);
       bans.redis.off('ready', onReconnected);
       watch.stop();
