@@ -22,16 +22,23 @@ export const asymmetricAlgorithms = [
 /** JWS algorithms the tray verifies with JWT_SECRET. */
 export const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
 
+/** What an algorithm's name looks like (`RS256`, `EdDSA`, a typo of one): safe to repeat in an error. */
+const ALGORITHM_LIKE = /^[A-Za-z]{2,5}[0-9]{0,3}$/;
+
 /**
  * A comma-separated list of JWS algorithms; `none` is not a signature algorithm and is never
- * accepted. An empty entry is named by its place, an unknown one by its name.
+ * accepted. An empty entry is named by its place, an unknown one by its name when it looks like
+ * one, else by its place: a secret pasted here (swapped lines of a template) would be logged.
  */
 const algorithmList = parsedWith((value) => {
   const known = [...hmacAlgorithms, ...asymmetricAlgorithms];
   const items = listEntries(value);
-  const unknown = items.find((item) => !known.includes(item));
-  if (unknown !== undefined)
-    throw new Error(`"${unknown}" is not a JWS algorithm the tray verifies; expected ${known.join(', ')}`);
+  const unknown = items.findIndex((item) => !known.includes(item));
+  if (unknown >= 0) {
+    const item = items[unknown] ?? '';
+    const named = ALGORITHM_LIKE.test(item) ? `"${item}"` : `entry ${unknown + 1}`;
+    throw new Error(`${named} is not a JWS algorithm the tray verifies; expected ${known.join(', ')}`);
+  }
   if (items.length === 0) throw new Error(`expected a comma-separated list of ${known.join(', ')}`);
   return items;
 });

@@ -39,6 +39,16 @@ describe('tray API configuration', () => {
           .that.includes(message);
     });
 
+    // A secret pasted here (swapped lines of a template) was repeated in the error, and so in the log.
+    it('names an entry that cannot be an algorithm by its place, never repeating it', () => {
+      const pasted = `${SECRET}x`;
+      expect(() => loadTrayConfig({ JWT_SECRET: SECRET, JWT_ALGORITHMS: `HS256,${pasted}` }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('JWT_ALGORITHMS: entry 2 is not a JWS algorithm the tray verifies; expected')
+        .and.does.not.include(pasted.slice(0, 8));
+    });
+
     it('reads a list with spaces', () => {
       expect(
         loadTrayConfig({ JWT_SECRET: SECRET, JWT_ALGORITHMS: ' HS256 , HS512' }).JWT_ALGORITHMS,
