@@ -7,7 +7,7 @@ import { dropConnection } from './drop-connection.ts';
 
 /** A call to Redis that ran out of its budget: Redis is there but does not answer. */
 export class RedisTimeoutError extends TimeoutError {
-  readonly code = 'REDIS_TIMEOUT';
+  override readonly code = 'REDIS_TIMEOUT';
   constructor(ms: number) {
     super(ms, `Redis did not answer within ${ms} ms`);
     this.name = 'RedisTimeoutError';
