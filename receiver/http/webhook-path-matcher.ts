@@ -3,7 +3,8 @@
  * route (path-to-regexp, neither case-sensitive nor strict): the query string and fragment left
  * out, the path in any case, with or without one trailing slash, whether or not the configured
  * path ends in one. `/webhooks/?a=1` is the webhook path `/webhooks`; `/webhooks/x`,
- * `/webhooks//` and a percent-encoded spelling are not. The one matcher of the receiver's app and
+ * `/webhooks//` and a percent-encoded spelling are not; a target in absolute form is matched by
+ * its path. The one matcher of the receiver's app and
  * of the own-server example, so both take the same requests.
  */
 export function webhookPathMatcher(path: string): (target: string | undefined) => boolean {
@@ -12,5 +13,11 @@ export function webhookPathMatcher(path: string): (target: string | undefined) =
   const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   const escaped = bare.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const pattern = new RegExp(`^${escaped}(?:/)?$`, 'i');
-  return (target) => pattern.test((target ?? '').split(/[?#]/, 1)[0] ?? '');
+  return (target) => pattern.test((target ?? '').replace(ABSOLUTE_FORM, '').split(/[?#]/, 1)[0] ?? '');
 }
+
+/**
+ * The scheme and authority of a target in absolute form (`http://host/webhooks`), which HTTP/1.1
+ * servers must take (RFC 9112, 3.2.2) and Express routes by its path.
+ */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;

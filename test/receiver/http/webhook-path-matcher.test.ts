@@ -12,6 +12,9 @@ describe('webhookPathMatcher (WEBHOOK_PATH as Express matches a route)', () => {
         '/webhooks?a=1',
         '/Webhooks/?x',
         '/webhooks#f',
+        // The absolute form HTTP/1.1 servers must take (RFC 9112, 3.2.2), as Express reads it.
+        'http://recv.example/webhooks',
+        'HTTPS://recv.example:8443/Webhooks/?a=1',
       ]) {
         it(`takes ${target}`, () => expect(matches(target)).to.equal(true));
       }
@@ -23,6 +26,8 @@ describe('webhookPathMatcher (WEBHOOK_PATH as Express matches a route)', () => {
         '/%77ebhooks',
         '//webhooks',
         '/',
+        'http://recv.example/webhooks/x',
+        'http://recv.example',
         undefined,
       ]) {
         it(`refuses ${String(target)}`, () => expect(matches(target)).to.equal(false));
