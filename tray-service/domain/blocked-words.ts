@@ -55,10 +55,10 @@ interface FoldedText {
   starts?: number[];
   ends?: number[];
   /**
-   * The fold with what symbols folded to blanked (spaces), unit for unit; undefined when no symbol
-   * folded to anything. Compatibility folding makes letters of some symbols (`™` is `tm`, `㎡` is
-   * `m2`): in the fold a symbol after a word joins it, and exact mode looks for words standing
-   * alone here too.
+   * The fold with what symbols folded to abbreviations blanked (spaces), unit for unit; undefined
+   * when none did. Compatibility folding makes letters of some symbols (`™` is `tm`, `㎡` is `m2`):
+   * in the fold a symbol after a word joins it, and exact mode looks for words standing alone here
+   * too.
    */
   symbolsBlanked?: string;
 }
@@ -123,7 +123,7 @@ function foldWithSpans(nfc: string): FoldedText {
   const parts: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
-  /** Whether each part is a symbol's (a piece whose base is no word character) folded to letters. */
+  /** Whether each part is a symbol's (a piece whose base is no word character) folded to an abbreviation. */
   const fromSymbol: boolean[] = [];
   /** The last piece(s) with a visible fold: their text, where they start, their first unit. */
   let previous: { text: string; start: number; unit: number } | undefined;
@@ -146,8 +146,11 @@ function foldWithSpans(nfc: string): FoldedText {
       previous = { text, start, unit: previous.unit };
     } else previous = { text: match[0], start, unit: starts.length };
     parts.push(part);
-    // Only where the fold made a word character of one: blanking anything else changes nothing.
-    fromSymbol.push(!startsWithWordChar.test(previous.text) && hasWordChar.test(part));
+    // Only a symbol folded to an abbreviation of letters (`™` is `tm`, `㎡` is `m2`): one folded to a
+    // single letter is that letter written as a symbol (circled `Ⓢ`), part of the word it is in.
+    fromSymbol.push(
+      !startsWithWordChar.test(previous.text) && hasWordChar.test(part) && [...part].length > 1,
+    );
     for (let unit = 0; unit < part.length; unit++) {
       starts.push(start);
       ends.push(match.index + match[0].length);

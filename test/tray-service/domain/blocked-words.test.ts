@@ -134,6 +134,9 @@ describe('blocked words', () => {
       expect(find(['scam'], 'scamｔｍ')).to.deep.equal([]);
       expect(find(['spam'], 'buy Ⓢⓟⓐⓜ now')).to.deep.equal(['spam']);
       expect(find(['spam'], 'buy spⓐm now')).to.deep.equal(['spam']);
+      // A letter written as a symbol is a letter of the word it is in, not a boundary.
+      expect(find(['hell'], 'Ⓢhell')).to.deep.equal([]);
+      expect(find(['spam'], 'spamⓜer')).to.deep.equal([]);
     });
 
     it('gives offsets into the NFC text, spanning the characters that folded into the match', () => {
