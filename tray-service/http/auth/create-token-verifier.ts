@@ -226,7 +226,10 @@ async function eachMatchingKey(
     try {
       return await jwtVerify(token, candidate, checks);
     } catch (refused) {
-      if (!(refused instanceof errors.JWSSignatureVerificationFailed)) throw refused;
+      // Its claims are checked only once this key verified the signature: that is the verdict.
+      if (refused instanceof errors.JWTClaimValidationFailed || refused instanceof errors.JWTExpired)
+        throw refused;
+      // Not this key (another signed it, or it is one jose will not use: an RSA key under 2,048 bits).
     }
   }
   throw new errors.JWSSignatureVerificationFailed();

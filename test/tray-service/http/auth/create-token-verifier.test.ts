@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
 import { exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
 import { createServer, type Server } from 'node:http';
@@ -432,6 +433,42 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       expect((await failureOf(verify(await signed(other.privateKey)))).kind).to.equal('UNAUTHORIZED');
       const wrongAudience = await failureOf(verify(await signed(added.privateKey, { aud: 'elsewhere' })));
       expect(wrongAudience.message).to.match(/aud/);
+    });
+  });
+
+  // A key jose will not use (an RSA key under 2,048 bits, still listed) threw a TypeError that
+  // ended the search before the key that signed the token.
+  describe('with JWT_JWKS_URL listing a key jose will not use before the one that signed', () => {
+    let server: Server;
+    let good: Awaited<ReturnType<typeof generateKeyPair>>;
+    before(async () => {
+      // jose makes none under 2,048 bits; Node's crypto still does.
+      const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' });
+      good = await generateKeyPair('RS256', { extractable: true });
+      const jwks = {
+        keys: [
+          { ...short, alg: 'RS256', use: 'sig' },
+          { ...(await exportJWK(good.publicKey)), alg: 'RS256', use: 'sig' },
+        ],
+      };
+      server = createServer((_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify(jwks));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('verifies a token without a kid with the key that signed it', async () => {
+      const { port } = server.address() as AddressInfo;
+      const verify = createTokenVerifier(
+        resolveJwtConfig({ JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`, JWT_AUDIENCE: 'tray' }),
+      );
+      const token = await new SignJWT({ sub: 'rotating-user', aud: 'tray' })
+        .setProtectedHeader({ alg: 'RS256' })
+        .setExpirationTime('1h')
+        .sign(good.privateKey);
+      expect((await verify(token)).userId).to.equal('rotating-user');
     });
   });
 
