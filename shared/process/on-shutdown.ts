@@ -24,7 +24,11 @@ export function onShutdown(
   let exitCode = 0;
   const handle = (signal: NodeJS.Signals | undefined, reason?: string) => {
     if (stopping) {
-      if (signal === undefined) return;
+      // A failure while a signal's shutdown runs: that shutdown goes on, and exits 1.
+      if (signal === undefined) {
+        exitCode = 1;
+        return;
+      }
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
