@@ -1,3 +1,4 @@
+import { targetPath } from './webhook-path-matcher.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
 import { withTimeout } from '../../shared/time/with-timeout.ts';
@@ -121,7 +122,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   // As the error middleware logs a 5xx: the cause, the id its answer carries, the method and the
   // path without its query.
   const logFailure = (req: IncomingMessage, err: unknown, message: string, requestId: string) => {
-    logger.error({ err, requestId, method: req.method, path: (req.url ?? '').split('?', 1)[0] }, message);
+    // Never the authority of an absolute-form target, which may carry credentials.
+    logger.error({ err, requestId, method: req.method, path: targetPath(req.url) }, message);
   };
   // A sender refused for its address or signature (a new egress range, a secret rotated on one side
   // only) is refused on every delivery until someone looks: the first refusal of each reason is

@@ -13,7 +13,12 @@ export function webhookPathMatcher(path: string): (target: string | undefined) =
   const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   const escaped = bare.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const pattern = new RegExp(`^${escaped}(?:/)?$`, 'i');
-  return (target) => pattern.test((target ?? '').replace(ABSOLUTE_FORM, '').split(/[?#]/, 1)[0] ?? '');
+  return (target) => pattern.test(targetPath(target));
+}
+
+/** A request target's path: without its query and fragment, and the scheme and authority of the absolute form. */
+export function targetPath(target: string | undefined): string {
+  return (target ?? '').replace(ABSOLUTE_FORM, '').split(/[?#]/, 1)[0] ?? '';
 }
 
 /**

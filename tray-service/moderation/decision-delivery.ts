@@ -105,7 +105,8 @@ export function createDecisionEnqueuer(queue: BullQueue<DecisionJobData>, option
           jobId: decisionId,
           attempts: options.attempts,
           backoff: { type: CAPPED_EXPONENTIAL, options: delays },
-          // Kept a week after success so a re-moderated event does not deliver again.
+          // Kept a week after success, for the dashboard and replays; a repeat is prevented by the
+          // decision's own state (only pending ones are enqueued, and a delivered one is not sent).
           removeOnComplete: { age: 7 * 24 * 3600 },
           removeOnFail: false,
         };

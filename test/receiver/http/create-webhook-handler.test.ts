@@ -167,6 +167,41 @@ describe('POST /webhooks source address', () => {
     });
   }
 
+  // A target in absolute form, which HTTP/1.1 servers must take: it got 404 from the router.
+  describe('with its target in absolute form (POST http://host/webhooks)', () => {
+    const receiver = useReceiver({ allow: '127.0.0.1' });
+    it('takes and queues the delivery', async () => {
+      const server = createServer(receiver().app).listen(0, '127.0.0.1');
+      try {
+        await new Promise((resolve) => server.once('listening', resolve));
+        const { port } = server.address() as AddressInfo;
+        const before = await queuedJobIds(receiver());
+        const body = channelDidCreate('absolute-form');
+        const status = await new Promise<number | undefined>((resolve, reject) => {
+          const req = httpRequest(
+            {
+              port,
+              host: '127.0.0.1',
+              method: 'POST',
+              path: `http://recv.example:${port}/webhooks`,
+              headers: signedHeaders(body),
+            },
+            (res) => {
+              res.resume();
+              res.once('end', () => resolve(res.statusCode));
+            },
+          );
+          req.once('error', reject);
+          req.end(body);
+        });
+        expect(status).to.equal(200);
+        expect(await queuedJobIds(receiver())).to.have.lengthOf(before.length + 1);
+      } finally {
+        server.close();
+      }
+    });
+  });
+
   describe('from a socket address in IPv4-mapped IPv6 form (dual-stack listener)', () => {
     const receiver = useReceiver({ allow: '127.0.0.1' });
     it('counts it as the IPv4 address', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { webhookPathMatcher } from '../../../receiver/http/webhook-path-matcher.ts';
+import { targetPath, webhookPathMatcher } from '../../../receiver/http/webhook-path-matcher.ts';
 
 describe('webhookPathMatcher (WEBHOOK_PATH as Express matches a route)', () => {
   for (const configured of ['/webhooks', '/webhooks/']) {
@@ -48,5 +48,12 @@ describe('webhookPathMatcher (WEBHOOK_PATH as Express matches a route)', () => {
     const matches = webhookPathMatcher('/hooks.v1');
     expect(matches('/hooks.v1')).to.equal(true);
     expect(matches('/hooksXv1')).to.equal(false);
+  });
+
+  // What a failed delivery's log line names: never the authority, which may carry credentials.
+  it('gives a target’s path alone, the absolute form’s authority and credentials left out', () => {
+    expect(targetPath('http://user:secret@recv.example/webhooks?a=1')).to.equal('/webhooks');
+    expect(targetPath('/webhooks/?a=1')).to.equal('/webhooks/');
+    expect(targetPath(undefined)).to.equal('');
   });
 });
