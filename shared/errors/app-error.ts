@@ -31,6 +31,8 @@ export const errorCodes = {
   USER_DELETED: { status: 410, code: 410001 },
   PAYLOAD_TOO_LARGE: { status: 413, code: 413000 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 415000 },
+  /** An `Expect` header other than 100-continue (answered by the HTTP server). */
+  EXPECTATION_FAILED: { status: 417, code: 417000 },
   /** Request headers past the HTTP server's limit (16 KiB). */
   HEADERS_TOO_LARGE: { status: 431, code: 431000 },
   RATE_LIMITED: { status: 429, code: 400311 },

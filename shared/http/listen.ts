@@ -87,10 +87,42 @@ export class ListenError extends Error {
   }
 }
 
+/** Answers `refusal` with the JSON error body every refusal has, and closes the connection. */
+function refuse(res: ServerResponse, refusal: AppError): void {
+  const body = JSON.stringify(errorBody(refusal));
+  res.writeHead(refusal.status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  });
+  res.end(body);
+}
+
+/**
+ * `app`, behind the Host check Node would otherwise make itself: an HTTP/1.1 request without one
+ * is refused (RFC 9112, 3.2), here with the JSON error body, where Node's own answer had none.
+ */
+function requiringHost(app: RequestListener): RequestListener {
+  return (req, res) => {
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+      refuse(res, new AppError('BAD_REQUEST', 'missing Host header (HTTP/1.1 requires one)'));
+      return;
+    }
+    app(req, res);
+  };
+}
+
 export async function listen(app: RequestListener, options: ListenOptions): Promise<Server> {
   // Node enforces headersTimeout/requestTimeout only when it sweeps connections, every 30 s by
   // default; a 1 s sweep makes the slowloris limits hold to about a second.
-  const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
+  const server = createServer(
+    { connectionsCheckingInterval: 1_000, requireHostHeader: false },
+    requiringHost(app),
+  );
+  // An Expect other than 100-continue (which Node answers as ever): Node's own 417 had no body.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
+    refuse(res, new AppError('EXPECTATION_FAILED', 'expectation not supported: only 100-continue is')),
+  );
   const host = options.host ?? LOOPBACK;
   server.listen(options.port, host);
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;

@@ -87,6 +87,48 @@ describe('listen()', () => {
     }
   });
 
+  // Node answered these two itself, before any handler, with an empty body: an Expect it does not
+  // know (417) and an HTTP/1.1 request without a Host header (400, required since Node 24).
+  it('answers an Expect it cannot meet (417) and an HTTP/1.1 request without Host (400) with the JSON error body', async () => {
+    const app = express();
+    app.post('/', (req, res) => {
+      req.resume();
+      req.on('end', () => res.json({}));
+    });
+    const server = await listen(app, { port: 0 });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const cases: [string, string, number, string][] = [
+        [
+          'POST / HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+          'HTTP/1.1 417 Expectation Failed',
+          417000,
+          'expectation not supported: only 100-continue is',
+        ],
+        [
+          'POST / HTTP/1.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+          'HTTP/1.1 400 Bad Request',
+          400000,
+          'missing Host header (HTTP/1.1 requires one)',
+        ],
+      ];
+      for (const [request, statusLine, code, message] of cases) {
+        const [head = '', body = ''] = (await rawRequest(port, request)).split('\r\n\r\n');
+        expect(head.split('\r\n')[0], statusLine).to.equal(statusLine);
+        expect(head, statusLine).to.match(/^Content-Type: application\/json$/im);
+        expect(JSON.parse(body), statusLine).to.deep.equal({ status: 'error', code, message });
+      }
+      // With its Host, and with an HTTP/1.0 request (which needs none), the app answers.
+      for (const request of [
+        'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+        'POST / HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}',
+      ])
+        expect((await rawRequest(port, request)).split('\r\n')[0]).to.match(/^HTTP\/1\.1 200 OK$/);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
   // Every error answer has the JSON error shape (docs/contract.md#errors); these three had none.
   it('answers oversized headers (431), oversized chunk extensions (413) and slow headers (408) with the JSON error body', async () => {
     const app = express();
