@@ -22,19 +22,10 @@ export function onShutdown(
 ): (reason: string) => void {
   let stopping = false;
   let exitCode = 0;
-  const handle = (signal: NodeJS.Signals | undefined, reason?: string) => {
-    if (stopping) {
-      // A failure while a signal's shutdown runs: that shutdown goes on, and exits 1.
-      if (signal === undefined) {
-        exitCode = 1;
-        return;
-      }
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
+  /** Runs the shutdown once, said as `cause` (a signal, or the process's own failure). */
+  const begin = (cause: { signal: NodeJS.Signals } | { reason: string }) => {
     stopping = true;
-    if (reason !== undefined) exitCode = 1;
-    logger.info(signal === undefined ? { reason } : { signal }, 'shutting down');
+    logger.info(cause, 'shutting down');
     setTimeout(() => {
       logger.warn(
         { deadlineMs },
@@ -52,8 +43,16 @@ export function onShutdown(
         process.exit(1);
       });
   };
-  // Node passes the signal's number as a second argument: not a reason.
-  process.on('SIGTERM', (signal) => handle(signal));
-  process.on('SIGINT', (signal) => handle(signal));
-  return (reason) => handle(undefined, reason);
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) return begin({ signal });
+    logger.warn({ signal }, 'second signal: exiting now');
+    process.exit(1);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  // A failure exits 1, also one while a signal's shutdown runs (which goes on).
+  return (reason) => {
+    exitCode = 1;
+    if (!stopping) begin({ reason });
+  };
 }

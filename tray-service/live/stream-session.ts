@@ -63,8 +63,8 @@ export interface StreamSession {
   removedOf(id: string): boolean;
   cleared(at: number): void;
   /**
-   * A delete-all made before this stream opened, which it is not to send: its client read its list
-   * after it. A state announced late that the delete removed is doubted as after a `cleared`.
+   * A delete-all whose late-announced states this stream doubts (doubts), without sending it: one
+   * made before it opened (its client read its list after it); `cleared` notes the one it sends.
    */
   clearedBefore(at: number): void;
   /**
@@ -197,7 +197,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     cleared(at) {
       if (hasSeen(cursor, CLEARED_ID, at)) return;
       markSeen(cursor, CLEARED_ID, at, at);
-      lastCleared = Math.max(lastCleared, at);
+      session.clearedBefore(at);
       session.write('cleared', {});
     },
     clearedBefore(at) {
