@@ -59,6 +59,9 @@ export function createLogger(options: {
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination,
+    // Written as logged, as Node writes stdout to a pipe or a file itself. pino's own default hands
+    // each line to libuv's threads and writes what is left at exit beside them: a line still
+    // waiting for a busy thread came after the exit's, or never (a fatal line, a shutdown's steps).
+    options.destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { toAppError } from '../../../shared/http/error-middleware.ts';
@@ -137,5 +139,35 @@ describe('createLogger: the configuration', () => {
     expect(JSON.parse(lines[0] ?? '{}').err.message).to.equal(
       'connect ECONNREFUSED for postgres://***@db.internal:5432/tray',
     );
+  });
+});
+
+// A service that logs a fatal line and exits (a port it cannot bind, a shutdown that ended): the
+// default stream wrote each line on a thread of its own and flushed the rest at exit beside it, so
+// the last lines came out of order or not at all (a shutdown's "stopped" before its own steps).
+describe("createLogger's default stream: stdout, each line written before the next", () => {
+  it('keeps every line, in order, up to a process.exit right after them', async () => {
+    const script = [
+      `import { createLogger } from ${JSON.stringify(new URL('../../../shared/logging/create-logger.ts', import.meta.url).pathname)};`,
+      "import { pbkdf2 } from 'node:crypto';",
+      "const logger = createLogger({ name: 'order', level: 'info' });",
+      // libuv's one thread busy (here hashing; DNS, file and crypto work at a shutdown alike): a
+      // write handed to it waits, and the exit came first.
+      "pbkdf2('p', 's', 2_000_000, 64, 'sha512', () => undefined);",
+      "for (let i = 0; i < 2000; i += 1) logger.info({ i }, 'line');",
+      'process.exit(0);',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, UV_THREADPOOL_SIZE: '1' },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    await once(child.stdout, 'end');
+    const order = stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(order).to.deep.equal(Array.from({ length: 2000 }, (_, i) => i));
   });
 });
