@@ -148,6 +148,7 @@ const moderation = await setupModeration(config, {
   logger,
   words,
   deliver: runsWorker,
+  onStopped: (reason) => stop(reason),
 });
 
 // Backlogs and dead letters for operators' alerts (docs/operations.md#health-metrics-and-shutdown).
@@ -190,6 +191,7 @@ const workerStarting = runsWorker
       onStored: moderation.step,
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
       announce,
+      onStopped: (reason) => stop(reason),
     })
   : Promise.resolve(undefined);
 
@@ -221,6 +223,8 @@ const stop = onShutdown(logger, async () => {
   if (!worker) await steps.run(() => queue.close());
   await steps.run(() => redis.disconnect());
   await steps.run(() => storage.close());
+  // A purge the storage's closing cut short says so before the shutdown says it stopped.
+  await steps.run(() => worker?.settled());
   steps.finish();
 });
 

@@ -13,6 +13,7 @@ import {
   type QueueConnection,
 } from '../../shared/queue/create-bull-queue.ts';
 import { retryWithFreshAttempts } from '../../shared/queue/retry-with-fresh-attempts.ts';
+import { watchProcessing } from '../../shared/queue/watch-processing.ts';
 import { logQueueErrors } from '../../shared/queue/log-queue-errors.ts';
 import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
@@ -149,6 +150,8 @@ export interface DecisionDeliveryDeps {
   logger: Logger;
   clock?: () => Date;
   concurrency?: number;
+  /** Asks the process to stop (exit 1) when bull could not start taking deliveries. */
+  onStopped?: (reason: string) => void;
 }
 
 /**
@@ -196,7 +199,9 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
       }
     }
   };
-  void deps.queue.process(deps.concurrency ?? 2, async (job) => {
+  /** Set by close(): bull's set-up that close cut short is no failure. */
+  let closed = false;
+  const processing = deps.queue.process(deps.concurrency ?? 2, async (job) => {
     const doc = await fromStorage(() => deps.decisions.get(job.data.decisionId));
     if (!doc || doc.delivery === 'delivered') return;
     const body = JSON.stringify(toDecisionView(doc));
@@ -220,6 +225,12 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     await fromStorage(() => deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock())).catch(
       (error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)),
     );
+  });
+  watchProcessing(processing, {
+    name: 'decision',
+    logger: deps.logger,
+    closing: () => stopping || closed,
+    onStopped: deps.onStopped,
   });
   // Bull keeps the queue's Redis errors and lost job locks to itself: said as the webhook queue's.
   const stopLoggingQueueErrors = logQueueErrors(deps.queue, deps.logger, {
@@ -258,6 +269,7 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
       return deps.queue.pause(true, true);
     },
     close: async () => {
+      closed = true;
       await closeQueueAtGate(gate, deps.queue);
       stopLoggingQueueErrors();
     },

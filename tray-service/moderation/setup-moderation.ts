@@ -36,6 +36,8 @@ export async function setupModeration(
     extraRules?: readonly ModerationRule[];
     /** Whether this process delivers decisions (the queue's consumer); false on an API-only process. */
     deliver?: boolean;
+    /** Asks the process to stop (exit 1) when bull could not start taking deliveries. */
+    onStopped?: (reason: string) => void;
   },
 ): Promise<Moderation> {
   const { words } = deps;
@@ -69,6 +71,7 @@ export async function setupModeration(
           secret,
           timeoutMs: config.MODERATION_WEBHOOK_TIMEOUT_MS,
           logger: deps.logger,
+          onStopped: deps.onStopped,
         });
   const enqueue = createDecisionEnqueuer(queue, {
     attempts: config.MODERATION_WEBHOOK_ATTEMPTS,

@@ -6,6 +6,7 @@ import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
 import { cappedExponentialDelay } from '../../shared/queue/capped-exponential-backoff.ts';
+import { watchProcessing } from '../../shared/queue/watch-processing.ts';
 import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
@@ -93,6 +94,9 @@ export interface WorkerDeps {
   /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
   changes?: Pick<TrayChanges, 'recordsWritten' | 'recordsRemoved' | 'cleared'>;
 
+  /** Asks the process to stop (exit 1) when bull could not start taking the queue's jobs. */
+  onStopped?: (reason: string) => void;
+
   /** How the worker probes the storage during an outage (tests shorten it). */
   storageProbe?: Pick<StorageGateOptions, 'firstProbeMs' | 'maxProbeMs' | 'probeTimeoutMs'>;
   /** The first wait after the storage said "not now" to a job (STORAGE_BUSY_FIRST_WAIT_MS; tests shorten it). */
@@ -101,6 +105,11 @@ export interface WorkerDeps {
 
 export interface RunningWorker {
   close(): Promise<void>;
+  /**
+   * Resolves once no purge runs: one the shutdown cut short ends when the storage closes under it,
+   * and says so, which the shutdown awaits before it says it stopped.
+   */
+  settled(): Promise<void>;
 }
 
 /** How often the worker checks that the published ban set's version is still in Redis. */
@@ -248,7 +257,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     );
   };
 
-  void deps.queue.process(deps.concurrency ?? 4, async (job) => {
+  /** Set by close(): what fails after it met the connections and storage the shutdown closed. */
+  let closed = false;
+  const processing = deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const timer = { ms: 0 };
     try {
       // The attempt, as bull numbers it: the same for its runs here and for its run again after a
@@ -288,6 +299,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       if (timer.ms > 0) metrics.duration.observe(timer.ms / 1000);
     }
   });
+  watchProcessing(processing, {
+    name: 'webhook',
+    logger: deps.logger,
+    closing: () => closed,
+    onStopped: deps.onStopped,
+  });
 
   // A job bull failed for stalling too often (its worker stopped mid-job each time) gets no retry and
   // runs none of the code above: said here, by the process whose stalled check failed it.
@@ -314,8 +331,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
   let purging = false;
-  /** Set by close(): a purge failing after it met the storage the shutdown closed. */
-  let closed = false;
+  let purgeEnded: Promise<undefined> = Promise.resolve(undefined);
   const purge = async () => {
     // A purge that outlasts the interval (a backlog after an outage, a huge table) is left to
     // finish: setInterval does not wait for it, and each purge started beside it would read the
@@ -325,6 +341,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       return;
     }
     purging = true;
+    const ended = Promise.withResolvers<undefined>();
+    purgeEnded = ended.promise;
     const logPurged = (purged: { records: number; events: number }) => {
       if (purged.records + purged.events > 0) deps.logger.info(purged, 'purged expired records and events');
     };
@@ -348,6 +366,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       } else deps.logger.warn({ err: error }, 'purge failed; retried at the next interval');
     } finally {
       purging = false;
+      ended.resolve(undefined);
     }
   };
   if (purgeIntervalMs > 0) void purge();
@@ -366,5 +385,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       deps.queue.off('stalled', onStalled);
       stopLoggingQueueErrors();
     },
+    settled: () => purgeEnded,
   };
 }

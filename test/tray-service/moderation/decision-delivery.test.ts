@@ -596,4 +596,31 @@ describe("moderation decision delivery: its queue's Redis failures", function ()
       await delivery.close();
     }
   });
+
+  // A consumer bull could not start takes no delivery for the rest of the process's life.
+  it('says a consumer bull could not start, once, and asks the process to stop', async () => {
+    const { logger: recording, lines } = recordingLogger();
+    const url = await redis.userUrl('decisions-no-subscribe', 'decisions-no-subscribe-password');
+    await redis.admin.call('ACL', 'SETUSER', 'decisions-no-subscribe', '-subscribe', '-psubscribe');
+    const queue = createDecisionsQueue({ redis: url, prefix: useQueuePrefix() });
+    const stops: string[] = [];
+    const delivery = startDecisionDelivery({
+      queue,
+      ping: () => suite.storage.ping(),
+      decisions: suite.storage.decisions,
+      url: 'http://127.0.0.1:9/never-called',
+      secret: 's'.repeat(32),
+      timeoutMs: 1_000,
+      logger: recording,
+      onStopped: (reason) => stops.push(reason),
+    });
+    try {
+      await waitFor(() => stops.length > 0, 10_000, 'the stop asked for');
+      expect(stops).to.have.length(1);
+      expect(stops[0]).to.match(/^the decision queue's consumer could not start taking jobs: NOPERM/);
+      expect(lines.filter((line) => line.level === 60).map((line) => line.msg)).to.deep.equal(stops);
+    } finally {
+      await delivery.close();
+    }
+  });
 });

@@ -8,6 +8,7 @@ import { recordingLogger } from '../../support/recording-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
+import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent } from './event-builder.ts';
 import { jobDataOf } from './worker-harness.ts';
@@ -110,6 +111,44 @@ describe("tray worker's periodic purge", () => {
       ),
     );
   });
+
+  // The shutdown awaits settled() before it logs "stopped": a purge's last word after that line
+  // read as a process still at work after it said it had stopped.
+  it('a purge the shutdown cuts short says so once, before settled() resolves, and fails nothing', async () => {
+    const storage = await open(30_000);
+    const { logger, messages } = recordingLogger();
+    const release = await holdRecords();
+    let closing: Promise<void> | undefined;
+    try {
+      worker = await start(storage, 3_600_000, logger);
+      await waitFor(
+        async () =>
+          (
+            await pg.pool.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%tray_records%'",
+            )
+          ).rows[0]?.n === 1,
+        10_000,
+        'the purge at start-up waiting for tray_records',
+      );
+      await worker.close();
+      let settled = false;
+      void worker.settled().then(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(settled, 'settled() while the purge waits').to.equal(false);
+      closing = storage.close();
+    } finally {
+      await release();
+    }
+    await closing;
+    await worker.settled();
+    const running = worker;
+    worker = undefined;
+    await running.close();
+    expect(messages.filter((message) => message.includes('purge'))).to.deep.equal([
+      'purge cut short by the shutdown; it runs again at the next start',
+    ]);
+  });
 });
 
 describe("tray worker's events metric and invalid-payload warning", () => {
@@ -157,5 +196,46 @@ describe("tray worker's events metric and invalid-payload warning", () => {
     ]);
     expect(await values('tray_worker_jobs_total')).to.deep.equal([[{ outcome: 'completed' }, 4]]);
     expect(messages.filter((message) => message === 'invalid event payload stored')).to.have.length(1);
+  });
+});
+
+describe('tray worker whose queue bull could not start taking', () => {
+  const pg = usePostgres();
+  const redis = useRefusableRedis();
+  const prefix = useQueuePrefix();
+  let storage: TrayStorage | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  after(async () => {
+    await worker?.close();
+    await queue?.close();
+    await storage?.close();
+  });
+
+  // Its jobs would wait for ever behind a process that looks alive: it asks the process to stop.
+  it('says so once, naming the queue, and asks the process to stop', async () => {
+    storage = await openPostgresStorage(pg.url, {
+      poolSize: 2,
+      statementTimeoutMs: 30_000,
+      applicationName: 'tests',
+    });
+    const url = await redis.userUrl('worker-no-subscribe', 'worker-no-subscribe-password');
+    await redis.admin.call('ACL', 'SETUSER', 'worker-no-subscribe', '-subscribe', '-psubscribe');
+    queue = createWebhookQueue({ redis: url, prefix });
+    const { logger, lines } = recordingLogger();
+    const stops: string[] = [];
+    worker = await startWorker({
+      queue,
+      networkId: 'default',
+      storage,
+      logger,
+      registry: createMetricsRegistry('test', false),
+      purgeIntervalMs: 0,
+      onStopped: (reason) => stops.push(reason),
+    });
+    await waitFor(() => stops.length > 0, 10_000, 'the stop asked for');
+    expect(stops).to.have.length(1);
+    expect(stops[0]).to.match(/^the webhook queue's consumer could not start taking jobs: NOPERM/);
+    expect(lines.filter((line) => line.level === 60).map((line) => line.msg)).to.deep.equal(stops);
   });
 });
