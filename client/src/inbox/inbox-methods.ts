@@ -56,12 +56,14 @@ export interface InboxMethods {
 /**
  * An `until` as sent: epoch milliseconds, or the ISO 8601 text as given (the service reads it). A
  * number that is no time (an invalid Date, NaN, Infinity) is a TypeError: JSON would send it as
- * null, which a mute reads as "until unmuted".
+ * null, which a mute reads as "until unmuted". So is a fraction of a millisecond, which the
+ * service refuses as a malformed body rather than naming the argument.
  */
 function timeOf(time: TrayTime): number | string {
   const sent = time instanceof Date ? time.getTime() : time;
-  if (typeof sent === 'number' && !Number.isFinite(sent))
-    throw new TypeError(`until: expected a valid time, got ${String(time)}`);
+  if (typeof sent !== 'number') return sent;
+  if (!Number.isFinite(sent)) throw new TypeError(`until: expected a valid time, got ${String(time)}`);
+  if (!Number.isInteger(sent)) throw new TypeError(`until: expected whole milliseconds, got ${String(sent)}`);
   return sent;
 }
 

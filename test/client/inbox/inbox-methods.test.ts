@@ -115,6 +115,20 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
       expect(await client.mutes()).to.deep.equal([]);
     });
 
+    // The service takes whole milliseconds only: a time made from performance.now() was sent, and
+    // came back as a 400 about the request's body rather than the argument.
+    it('refuses an until of a fraction of a millisecond, naming it, muting and snoozing nothing', async () => {
+      const client = clientOf(target.user('fractional-until-user'));
+      const until = Date.now() + 60 * MIN + 0.5;
+      const message = `until: expected whole milliseconds, got ${String(until)}`;
+      await expect(client.mute({ targetType: 'post', targetId: 'p-half', until })).to.be.rejectedWith(
+        TypeError,
+        message,
+      );
+      await expect(client.snooze(['k'], until)).to.be.rejectedWith(TypeError, message);
+      expect(await client.mutes()).to.deep.equal([]);
+    });
+
     it('mute() extends a mute mutes() gave, sending only the fields the service takes', async () => {
       const client = clientOf(target.user('extending-user'));
       await client.mute({ targetType: 'post', targetId: 'p-2', until: new Date(Date.now() + 60 * MIN) });
