@@ -67,7 +67,9 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
   const inputs = new WeakMap<Request, StreamInput>();
   const checkInput: RequestHandler = (req, _res, next) => {
     const query = parseInput(streamQuery, req.query, 'query');
-    const lastEventId = req.get('last-event-id') ?? query.lastEventId;
+    // An empty header (a proxy adding it to every request) names no id: the query's is taken.
+    const header = req.get('last-event-id');
+    const lastEventId = header === undefined || header === '' ? query.lastEventId : header;
     let resumed: StreamCursor | undefined;
     if (lastEventId !== undefined && lastEventId !== '') {
       resumed = decodeStreamCursor(lastEventId);

@@ -303,6 +303,23 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expect(caught.id).to.be.a('string');
     });
 
+    // A proxy that adds the header to every request sends it empty: that names no id, and the
+    // query's is the client's own.
+    it('takes ?lastEventId= over an empty Last-Event-ID header', async () => {
+      const first = await stream(0, user);
+      const unread = await first.next(named('unread'));
+      first.close();
+      await tray.worker.deliver(comment(user, 'p-r6', 25));
+      const again = await stream(1, user, `?lastEventId=${encodeURIComponent(unread.id ?? '')}`, {
+        'Last-Event-ID': '',
+      });
+      const caught = await again.next(
+        (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-r6',
+        { timeoutMs: 3_000 },
+      );
+      expect(caught.id).to.be.a('string');
+    });
+
     it('tells the client to reset when the id is older than a day, before any event gives it a new id', async () => {
       const old = (Date.now() - 2 * 86_400_000).toString(36);
       const again = await stream(0, user, '', { 'Last-Event-ID': old });
