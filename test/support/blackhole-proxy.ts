@@ -10,6 +10,11 @@ export interface BlackholeProxy {
    */
   blackhole(): void;
   /**
+   * Stops carrying the server's bytes on every connection open now, still carrying the client's:
+   * a command reaches the server and runs, and its answer is lost on the way back.
+   */
+  loseReplies(): void;
+  /**
    * Carries connections made from now on to another local port; those open now stay where they
    * are: a managed server failing over behind one address (a DNS name, a virtual IP).
    */
@@ -56,6 +61,12 @@ export async function startBlackholeProxy(targetPort: number): Promise<Blackhole
         upstream.removeAllListeners('data').on('data', () => undefined);
       }
       pairs.clear();
+    },
+    loseReplies() {
+      for (const [client, upstream] of pairs) {
+        upstream.unpipe(client);
+        upstream.removeAllListeners('data').on('data', () => undefined);
+      }
     },
     retarget(port) {
       target = port;

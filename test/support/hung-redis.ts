@@ -7,6 +7,8 @@ export interface HungRedis {
   readonly redis: RedisClient;
   /** The connection stays open and nothing more is answered, as with a stopped server. */
   hang(): void;
+  /** Commands still reach the server and run; their answers are lost on the way back. */
+  loseReplies(): void;
 }
 
 /** Per case: a fresh proxy and connection, answering until the case calls hang(). */
@@ -25,8 +27,8 @@ export function useHungRedis(): () => HungRedis {
   });
   return () => {
     if (!proxy || !redis) throw new Error('useHungRedis: used outside a case');
-    const { blackhole } = proxy;
-    return { redis, hang: () => blackhole() };
+    const { blackhole, loseReplies } = proxy;
+    return { redis, hang: () => blackhole(), loseReplies: () => loseReplies() };
   };
 }
 

@@ -85,6 +85,21 @@ end
 return 0
 `;
 
+/**
+ * Undoes an acquire whose answer never came (its connection dropped with the command sent: the
+ * script may have run): the new stream's lease goes, and the streams it marked replaced (the
+ * marks carry its score) get a lease again. ARGV: the lease's end, the new stream, the mark's score.
+ */
+const UNDO = `
+redis.call('ZREM', KEYS[1], ARGV[2])
+local marked = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[3], ARGV[3])
+for i = 1, #marked do redis.call('ZADD', KEYS[1], ARGV[1], marked[i]) end
+return #marked
+`;
+
+/** How often an undo of a failed acquire is tried again while Redis does not take it. */
+const UNDO_RETRY_MS = 500;
+
 export interface StreamSlots {
   readonly limit: number;
   /**
@@ -128,25 +143,53 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
   const key = (userId: string) => `${options.prefix}:streams:${userId}`;
   // A Redis that hangs fails each call within the budget, as an unreachable one does.
   const guarded = guardedRedis(redis);
+  /**
+   * Tried until Redis takes it, for as long as a lease lives: past that the new stream's lease has
+   * lapsed, and the streams marked have had their renewals read the mark. Never rejects.
+   */
+  const undo = async (userId: string, streamId: string, mark: string) => {
+    const until = now() + options.leaseMs;
+    for (;;) {
+      try {
+        await guarded(() =>
+          redis.eval(UNDO, 1, key(userId), String(now() + options.leaseMs), streamId, mark),
+        );
+        return;
+      } catch {
+        if (now() + UNDO_RETRY_MS > until) return;
+        await new Promise((resolve) => setTimeout(resolve, UNDO_RETRY_MS).unref());
+      }
+    }
+  };
   return {
     limit: options.limit,
     async acquire(userId, streamId, replaces) {
       const at = now();
-      // Not given the budget: a script given up on still runs once Redis answers, and would hold a
-      // place for a stream that never opened (and mark the user's oldest stream replaced).
-      const replaced = await redis.eval(
-        ACQUIRE,
-        1,
-        key(userId),
-        String(at),
-        String(at + options.leaseMs),
-        String(options.limit),
-        streamId,
-        String(options.leaseMs),
-        // A lease from now: the replaced stream's holder renews within a heartbeat.
-        String(-(at + options.leaseMs)),
-        replaces ?? '',
-      );
+      // A lease from now: the replaced stream's holder renews within a heartbeat.
+      const mark = String(-(at + options.leaseMs));
+      let replaced: unknown;
+      try {
+        // Not given the budget: a script given up on still runs once Redis answers, and would hold
+        // a place for a stream that never opened (and mark the user's oldest stream replaced).
+        replaced = await redis.eval(
+          ACQUIRE,
+          1,
+          key(userId),
+          String(at),
+          String(at + options.leaseMs),
+          String(options.limit),
+          streamId,
+          String(options.leaseMs),
+          mark,
+          replaces ?? '',
+        );
+      } catch (error) {
+        // Its connection dropped with the script sent (the hung-Redis breaker drops it; a reconnect
+        // past its retries fails what it held): it may have run, and the user's oldest stream,
+        // marked, would end at its next renewal for a stream that never opened.
+        void undo(userId, streamId, mark);
+        throw error;
+      }
       return Array.isArray(replaced) ? replaced.filter((id): id is string => typeof id === 'string') : [];
     },
     async renew(userId, streamId) {

@@ -5,6 +5,8 @@ import { isRedisUnavailable } from '../../../shared/redis/redis-failure.ts';
 import { createStreamSlots, newStreamId } from '../../../tray-service/live/stream-slots.ts';
 import { failureOf, useHungRedis } from '../../support/hung-redis.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { dropConnection } from '../../../shared/redis/drop-connection.ts';
 import { testStack } from '../../support/test-stack.ts';
 
 describe('live/stream-slots', () => {
@@ -172,6 +174,37 @@ describe('live/stream-slots while Redis hangs', function () {
       const { error, ms } = await failureOf(call);
       expect(isRedisUnavailable(error), String(error)).to.equal(true);
       expect(ms).to.be.below(REDIS_CALL_BUDGET_MS + 1_000);
+    }
+  });
+
+  // The hung-Redis breaker drops a connection that stopped answering, failing what it held: an
+  // acquire whose script had run, its answer lost, left the new stream's lease standing and the
+  // user's oldest stream marked, which then ended at its next renewal as "open elsewhere", though
+  // no newer stream was open anywhere.
+  it('gives back the places an acquire took when its answer was lost with its connection', async () => {
+    const { redis, loseReplies } = hung();
+    const admin = createRedis(testStack().redisUrl);
+    const prefix = uniqueName('slots');
+    const key = `${prefix}:streams:u-lost`;
+    const slots = createStreamSlots(redis, { prefix, limit: 1, leaseMs: 5_000 });
+    const [oldest, lost] = [newStreamId(Date.now() - 1_000), newStreamId(Date.now())];
+    try {
+      await slots.acquire('u-lost', oldest);
+      loseReplies();
+      const acquiring = slots.acquire('u-lost', lost);
+      await waitFor(async () => (await admin.zscore(key, lost)) !== null, 5_000, 'the script to run');
+      expect(Number(await admin.zscore(key, oldest)), 'the oldest marked replaced').to.be.below(0);
+      dropConnection(redis);
+      await failureOf(acquiring);
+      await waitFor(
+        async () => (await admin.zscore(key, lost)) === null,
+        5_000,
+        "the lost stream's place given back",
+      );
+      expect(Number(await admin.zscore(key, oldest)), 'the oldest no longer marked').to.be.above(0);
+      expect(await slots.renew('u-lost', oldest)).to.equal(true);
+    } finally {
+      admin.disconnect();
     }
   });
 });
