@@ -11,6 +11,12 @@ export const trayRemovalsCollection: CollectionSpec = {
       key: { postId: 1 },
       serves: 'find({postId}) in tombstonesOn: the removals an arriving action on that post meets',
     },
+    {
+      name: 'removal_community',
+      key: { communityId: 1 },
+      serves:
+        'find({communityId}) in tombstonesMet: the posts removed from a community whose post records a fan-out writes',
+    },
     KEPT_EXPIRY_INDEX,
   ],
 };
@@ -25,4 +31,10 @@ export interface TombstoneDoc extends Removal {
   /** JSON [kind, id]. */
   _id: string;
   expiresAt: Date;
+  /**
+   * Set while its removal runs (stored with the tombstone, unset once every record it changes is
+   * computed again): a write that met it so cannot rely on it having taken its actions out yet,
+   * and applies it again after itself (reapply-removals.ts). Absent: applied.
+   */
+  applying?: true;
 }

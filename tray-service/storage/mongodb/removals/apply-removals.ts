@@ -18,7 +18,7 @@ import { recordRemovalOutcome } from './removal-outcomes.ts';
 import { repairGroupActors } from './repair-group-actors.ts';
 import { reapplyDeletions } from '../grouping/reapply-deletions.ts';
 import { takeOutVoided, type VoidedAction } from './take-out-voided.ts';
-import { storeTombstones } from './tombstones.ts';
+import { markApplied, storeTombstones } from './tombstones.ts';
 import type { RemovalWorkDoc } from '../collections/tray-removal-work-collection.ts';
 
 export interface RemovalOptions extends RecomputeOptions {
@@ -201,5 +201,6 @@ export async function applyRemovals(
     await recordRemovalOutcome(db, options.eventKey, { voided: takenOut, changes }, expiresAt);
   }
   await deleteByIds(db, TRAY_REMOVAL_WORK, [...work.keys()]);
+  await markApplied(db, removals);
   return removed;
 }

@@ -33,7 +33,7 @@ export async function applyPersonalActivities(
   all: readonly Activity[],
   options: GroupingOptions,
 ): Promise<void> {
-  const live = await withoutVoided(db, all);
+  const { live, seen } = await withoutVoided(db, all);
   await reapplyToKeptVoided(db, all, live, options);
   // A deleted user receives nothing, and an action of theirs shows them deleted
   // (docs/tray-rules.md#deleted-users): one look-up of the actors and recipients.
@@ -68,7 +68,7 @@ export async function applyPersonalActivities(
       await recomputeMemberRecords(db, communityId, userId, recomputeOptionsOf(options));
     }
   }
-  await reapplyRemovals(db, activities, options);
+  await reapplyRemovals(db, activities, options, seen);
   // A deletion stored while this ran: of a recipient it wrote a record for, of an actor whose
   // action it kept or whom a record it wrote names as they were.
   await reapplyDeletions(

@@ -38,7 +38,7 @@ export async function fanOutCommunityPosts(
   posts: readonly Activity[],
   options: GroupingOptions,
 ): Promise<void> {
-  const live = await withoutVoided(db, posts);
+  const { live, seen } = await withoutVoided(db, posts);
   await reapplyToKeptVoided(db, posts, live, options);
   const deleted = await deletedAmong(
     db,
@@ -61,7 +61,7 @@ export async function fanOutCommunityPosts(
   const named = new Set<string>();
   for (const group of byGroup.values())
     for (const userId of await fanOutPosts(db, group, options)) named.add(userId);
-  await reapplyRemovals(db, addressed, options);
+  await reapplyRemovals(db, addressed, options, seen);
   for (const post of addressed) if (!deleted.has(post.actor.userId)) named.add(post.actor.userId);
   await reapplyDeletions(db, named, options);
 }

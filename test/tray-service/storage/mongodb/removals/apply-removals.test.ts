@@ -441,4 +441,112 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
       expect(await mongo.db.collection(TRAY_TARGET_ACTIONS).countDocuments({ postId: 'p-6' })).to.equal(0);
     });
   });
+
+  /**
+   * `db`, on which the first insert of a record runs `removal` whole before it: a write that read
+   * the group's actors before the removal took its action out, and whose record the removal,
+   * which ran before it existed, found nothing of to compute.
+   */
+  const removalBeforeInsert = (removal: Removal) => {
+    const ran = { value: false };
+    const db = withCollectionMethod(
+      mongo.db,
+      TRAY_RECORDS,
+      'insertMany',
+      (insertMany) =>
+        (async (docs: readonly Document[], ...rest: unknown[]) => {
+          if (!ran.value) {
+            ran.value = true;
+            await applyRemovals(mongo.db, [removal], options);
+          }
+          return (insertMany as (...args: unknown[]) => Promise<unknown>)(docs, ...rest);
+        }) as typeof insertMany,
+    );
+    return { db, ran };
+  };
+
+  // A write of another actor's older action, racing a removal on the same post. Its own actions
+  // void nothing, so its check after the write met no removal: the record named the removed
+  // comment's author until the next delivery to the group.
+  describe("a write's records computed again for a removal on its group that it raced", () => {
+    const commentOn = async (postId: string) => {
+      const post = { postId, owner: 'u-ana' };
+      await applyPersonalActivities(
+        mongo.db,
+        [aComment('u-ben', post, { id: `cm-${postId}-b`, at: at(100), userFeed: 'u-ana' })],
+        options,
+      );
+      // Ana cleared her tray: the next comment makes her a new record.
+      await mongo.db.collection(TRAY_RECORDS).deleteMany({ userId: 'u-ana' });
+      return post;
+    };
+    const expectOnly = async (key: string, userId: string, lastActionId: string) => {
+      const found = await record(key);
+      expect(found?.actors.map((actor) => actor.userId)).to.deep.equal([userId]);
+      expect(found).to.include({ actorsCount: 1, lastActionId });
+    };
+
+    it('a removal on its post stored while it ran', async () => {
+      const post = await commentOn('p-14');
+      const racing = removalBeforeInsert(removalOf('cm-p-14-b', 'p-14'));
+      await applyPersonalActivities(
+        racing.db,
+        [aComment('u-cy', post, { id: 'cm-14c', at: at(90), userFeed: 'u-ana' })],
+        options,
+      );
+      expect(racing.ran.value, 'the removal ran inside the write').to.equal(true);
+      await expectOnly(recordKey('comment', 'p-14', 'u-ana'), 'u-cy', 'cm-14c');
+    });
+
+    // Its tombstone was there at the write's first check, its actions not yet taken out.
+    it('a removal still running when it first read the tombstones', async () => {
+      const post = await commentOn('p-15');
+      const removal = removalOf('cm-p-15-b', 'p-15');
+      await storeTombstones(mongo.db, [removal], { now: NOW, retentionDays: 90 });
+      const racing = removalBeforeInsert(removal);
+      await applyPersonalActivities(
+        racing.db,
+        [aComment('u-cy', post, { id: 'cm-15c', at: at(90), userFeed: 'u-ana' })],
+        options,
+      );
+      expect(racing.ran.value, 'the removal ran inside the write').to.equal(true);
+      await expectOnly(recordKey('comment', 'p-15', 'u-ana'), 'u-cy', 'cm-15c');
+    });
+
+    // A community's post records count its other posts: a post removed there changes them.
+    it("a post removed from the community whose posts' records it fanned out", async () => {
+      await applyMemberships(
+        mongo.db,
+        ['u-ana', 'u-ben', 'u-cy'].map((userId) => ({
+          communityId: 'c-16',
+          userId,
+          active: true,
+          at: at(0),
+        })),
+        options,
+      );
+      await fanOutCommunityPosts(
+        mongo.db,
+        'c-16',
+        [aPost('u-ben', { id: 'p-16b', at: at(100), communityId: 'c-16' })],
+        options,
+      );
+      await mongo.db.collection(TRAY_RECORDS).deleteMany({ userId: 'u-ana' });
+      const racing = removalBeforeInsert({
+        kind: 'post',
+        id: 'p-16b',
+        postId: 'p-16b',
+        at: NOW,
+        communityId: 'c-16',
+      });
+      await fanOutCommunityPosts(
+        racing.db,
+        'c-16',
+        [aPost('u-cy', { id: 'p-16c', at: at(90), communityId: 'c-16' })],
+        options,
+      );
+      expect(racing.ran.value, 'the removal ran inside the fan-out').to.equal(true);
+      await expectOnly(recordKey('post', 'c-16', 'u-ana'), 'u-cy', 'p-16c');
+    });
+  });
 });
