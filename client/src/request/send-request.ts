@@ -1,3 +1,4 @@
+import { redirectRefusal } from './redirect-refusal.ts';
 import type { GetToken } from '../get-token.ts';
 import { unauthorizedCodes } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
@@ -152,7 +153,13 @@ async function sendOnce<T>(
     },
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     signal,
+    redirect: 'manual',
   });
+  const moved = redirectRefusal(response);
+  if (moved) {
+    await response.body?.cancel();
+    return { ok: false, error: moved, retryAfter: null, clock: Date.now() };
+  }
   if (response.ok) {
     const value = await readJson<T>(response);
     return { ok: true, value };

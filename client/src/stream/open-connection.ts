@@ -1,3 +1,4 @@
+import { redirectRefusal } from '../request/redirect-refusal.ts';
 import { unauthorizedCodes, type StreamTicketBody } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from '../request/read-tray-api-error.ts';
@@ -57,6 +58,7 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
       method: 'POST',
       headers: { Authorization: `Bearer ${request.token}`, Accept: 'application/json' },
       signal,
+      redirect: 'manual',
     });
     if (!issued.ok) return await failed(issued, 'token');
     const { data } = (await issued.json()) as StreamTicketBody;
@@ -69,6 +71,7 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
     const response = await send(`${base}/notifications/v3/stream?${query.toString()}`, {
       headers: { Accept: 'text/event-stream' },
       signal,
+      redirect: 'manual',
     });
     if (!response.ok) return await failed(response, 'ticket');
     if (response.body === null) throw new Error('the stream answered without a body');
@@ -95,6 +98,11 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
  * is. If the token expired meanwhile, the next purchase says so.
  */
 async function failed(response: Response, presented: 'token' | 'ticket'): Promise<Connection> {
+  const moved = redirectRefusal(response);
+  if (moved) {
+    await response.body?.cancel();
+    return { kind: 'fatal', error: moved };
+  }
   const error = await readTrayApiError(response);
   // A ban is for good: a new token would be refused too (docs/client.md#live).
   if (response.status === 401 && error.code === unauthorizedCodes.banned) return { kind: 'fatal', error };

@@ -252,6 +252,37 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  // The service never redirects; an address that does (http:// moved to https://) had its POSTs
+  // arrive as GETs (405) and, moved to another origin, its calls sent without the token (401).
+  describe('sent to an address that answers a redirect, from scripted servers', () => {
+    const servers = useScriptedServers();
+    it('throws a TrayApiError naming where it was sent, following nothing and sending nothing again', async () => {
+      const arrived: string[] = [];
+      const target = await servers.serve((req, res) => {
+        arrived.push(`${req.method ?? ''} ${req.url ?? ''}`);
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('{}');
+      });
+      const sent: string[] = [];
+      const moved = await servers.serve((req, res) => {
+        sent.push(`${req.method ?? ''} ${req.url ?? ''}`);
+        res.writeHead(301, { Location: `${target}${req.url ?? ''}` });
+        res.end();
+      });
+      const client = createTrayClient({ baseUrl: moved, getToken: () => 'a-token' });
+      for (const call of [() => client.counts(), () => client.read('comment', 'p-1')]) {
+        const error = await call().then(
+          () => undefined,
+          (refused: unknown) => refused,
+        );
+        expect(error).to.be.instanceOf(TrayApiError).and.include({ status: 301, code: 0 });
+        expect((error as TrayApiError).message).to.include(`redirect to ${target}/notifications/`);
+      }
+      expect(sent).to.have.lengthOf(2);
+      expect(arrived).to.deep.equal([]);
+    });
+  });
+
   describe('refused with a Retry-After as long as maxRetryWaitMs, from a scripted server', () => {
     const servers = useScriptedServers();
     /** A server refusing every other call with 429 and `Retry-After: 1`, answering the rest. */

@@ -439,6 +439,36 @@ describe('openTrayStream against a scripted event stream', function () {
         expect(script.requests, String(status)).to.have.lengthOf(1);
       }
     });
+
+    // Followed, the ticket's POST arrived as a GET elsewhere, and the stream was tried for ever.
+    it('ends the iteration with a TrayApiError naming where a redirect pointed, following none', async () => {
+      const script = scriptedStream(
+        (res) => {
+          res.writeHead(302, { Location: 'https://tray.example.org/notifications/v3/stream' });
+          res.end();
+        },
+        (res) => {
+          res.writeHead(301, { Location: 'https://tray.example.org/notifications/v3/stream-ticket' });
+          res.end();
+        },
+      );
+      const { stream } = await open(script);
+      const ended = await stream.ended;
+      expect(ended).to.be.instanceOf(TrayApiError).and.include({ status: 301, code: 0 });
+      expect((ended as TrayApiError).message).to.include('redirect to https://tray.example.org/');
+      expect(script.tickets).to.have.lengthOf(1);
+      expect(script.requests).to.have.lengthOf(0);
+      // The ticket sold, the stream's own request moved.
+      const streamMoved = scriptedStream((res) => {
+        res.writeHead(302, { Location: 'https://tray.example.org/notifications/v3/stream' });
+        res.end();
+      });
+      const second = await open(streamMoved);
+      expect(await second.stream.ended)
+        .to.be.instanceOf(TrayApiError)
+        .and.include({ status: 302, code: 0 });
+      expect(streamMoved.requests).to.have.lengthOf(1);
+    });
   });
 
   describe('when a token is refused after a wait (it expired while the service was unavailable)', () => {
