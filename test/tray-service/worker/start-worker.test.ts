@@ -151,29 +151,33 @@ describe("tray worker's periodic purge", () => {
   });
 });
 
+/** A suite's storage, queue and worker, each closed after the suite. */
+function useWorkerResources() {
+  const held: { storage?: TrayStorage; queue?: BullQueue<WebhookJobData>; worker?: RunningWorker } = {};
+  after(async () => {
+    await held.worker?.close();
+    await held.queue?.close();
+    await held.storage?.close();
+  });
+  return held;
+}
+
+/** The storage a worker of these suites writes through. */
+const openStorage = (url: string) =>
+  openPostgresStorage(url, { poolSize: 3, statementTimeoutMs: 30_000, applicationName: 'tests' });
+
 describe("tray worker's events metric and invalid-payload warning", () => {
   const pg = usePostgres();
   const prefix = useQueuePrefix();
-  let storage: TrayStorage | undefined;
-  let queue: BullQueue<WebhookJobData> | undefined;
-  let worker: RunningWorker | undefined;
-  after(async () => {
-    await worker?.close();
-    await queue?.close();
-    await storage?.close();
-  });
+  const held = useWorkerResources();
 
   // A redelivered or replayed event's job completes again: the event was stored once.
   it('counts each event once, by the job that first finished it, and warns of an invalid payload once', async () => {
-    storage = await openPostgresStorage(pg.url, {
-      poolSize: 3,
-      statementTimeoutMs: 30_000,
-      applicationName: 'tests',
-    });
-    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const storage = (held.storage = await openStorage(pg.url));
+    const queue = (held.queue = createWebhookQueue({ redis: testStack().redisUrl, prefix }));
     const registry = createMetricsRegistry('test', false);
     const { logger, messages } = recordingLogger();
-    worker = await startWorker({
+    held.worker = await startWorker({
       queue,
       networkId: 'default',
       storage,
@@ -203,28 +207,17 @@ describe('tray worker whose queue bull could not start taking', () => {
   const pg = usePostgres();
   const redis = useRefusableRedis();
   const prefix = useQueuePrefix();
-  let storage: TrayStorage | undefined;
-  let queue: BullQueue<WebhookJobData> | undefined;
-  let worker: RunningWorker | undefined;
-  after(async () => {
-    await worker?.close();
-    await queue?.close();
-    await storage?.close();
-  });
+  const held = useWorkerResources();
 
   // Its jobs would wait for ever behind a process that looks alive: it asks the process to stop.
   it('says so once, naming the queue, and asks the process to stop', async () => {
-    storage = await openPostgresStorage(pg.url, {
-      poolSize: 2,
-      statementTimeoutMs: 30_000,
-      applicationName: 'tests',
-    });
+    const storage = (held.storage = await openStorage(pg.url));
     const url = await redis.userUrl('worker-no-subscribe', 'worker-no-subscribe-password');
     await redis.admin.call('ACL', 'SETUSER', 'worker-no-subscribe', '-subscribe', '-psubscribe');
-    queue = createWebhookQueue({ redis: url, prefix });
+    const queue = (held.queue = createWebhookQueue({ redis: url, prefix }));
     const { logger, lines } = recordingLogger();
     const stops: string[] = [];
-    worker = await startWorker({
+    held.worker = await startWorker({
       queue,
       networkId: 'default',
       storage,
