@@ -15,7 +15,8 @@ export const isoTimePattern = new RegExp(`^${date}(?:[T ]${time}${offset}?)?$`);
  * - the calendar day must exist: `new Date('2026-02-30')` silently rolls over to March 2, which
  *   would move the bound two days without the caller knowing;
  * - a time without an offset is UTC, as a date alone is: ECMAScript reads `2026-11-20T10:00` as the
- *   server's local time, so the answer would depend on the machine's time zone.
+ *   server's local time, so the answer would depend on the machine's time zone;
+ * - a fraction finer than a millisecond is taken up to the next millisecond, not cut.
  */
 export function parseIsoTime(value: string): Date | undefined {
   const match = isoTimePattern.exec(value);
@@ -25,5 +26,10 @@ export function parseIsoTime(value: string): Date | undefined {
   const date = new Date(
     time === undefined ? `${year}-${month}-${day}` : `${year}-${month}-${day}T${time}${offset ?? 'Z'}`,
   );
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  if (Number.isNaN(date.getTime())) return undefined;
+  // Date keeps milliseconds and cuts the rest; stored times are whole milliseconds, so a bound
+  // between two is taken up to the next: `since` (inclusive) and `until` (exclusive) both stay
+  // right, where cutting it down took in (or left out) the millisecond before it.
+  const beyondMs = /\.[0-9]{3}([0-9]*)/.exec(time ?? '')?.[1] ?? '';
+  return /[1-9]/.test(beyondMs) ? new Date(date.getTime() + 1) : date;
 }

@@ -187,7 +187,9 @@ export function requireAdminPage(options: AdminGuardOptions & { csrf?: boolean }
   return async (req, res, next) => {
     try {
       const caller = await adminCaller(req, options);
-      const pageLoad = req.method === 'GET' && !req.path.startsWith('/api/') && req.accepts('html') !== false;
+      // Express routes paths case-insensitively: `/API/queues` reaches the dashboard's API too.
+      const pageLoad =
+        req.method === 'GET' && !req.path.toLowerCase().startsWith('/api/') && req.accepts('html') !== false;
       if (caller === undefined && pageLoad) {
         res.redirect(303, `${options.mountPath}/login?next=${encodeURIComponent(req.originalUrl)}`);
         return;

@@ -8,7 +8,13 @@ describe('parseIsoTime (admin since/until)', () => {
     ['2026-11-20T10:00:00.250+01:00', '2026-11-20T09:00:00.250Z'],
     ['2026-11-20T10:00:00-0230', '2026-11-20T12:30:00.000Z'],
     ['2028-02-29', '2028-02-29T00:00:00.000Z'],
-    ['2026-11-20T23:59:59.123456789Z', '2026-11-20T23:59:59.123Z'],
+    // Stored times are whole milliseconds: a bound between two is taken up to the next, which
+    // keeps `since` (inclusive) and `until` (exclusive) right. Cut down, `since=…00.0005Z` took
+    // in an event received at …00.000Z, before it, and `until` left that event out.
+    ['2026-11-20T23:59:59.123456789Z', '2026-11-20T23:59:59.124Z'],
+    ['2026-11-20T10:00:00.0005Z', '2026-11-20T10:00:00.001Z'],
+    ['2026-11-20T10:00:00.123000Z', '2026-11-20T10:00:00.123Z'],
+    ['2026-11-20T23:59:59.9999Z', '2026-11-21T00:00:00.000Z'],
   ];
   for (const [input, iso] of accepted) {
     it(`reads ${input} as ${iso}`, () => {

@@ -133,6 +133,24 @@ describe('/admin/queues (queue dashboard)', function () {
       const api = await request(app).get('/admin/queues/api/queues').set('Cookie', cookie).expect(200);
       expect(JSON.stringify(api.body)).to.include('webhook-events');
     });
+    // Express routes paths case-insensitively: /API/queues reached the dashboard's API as well, and
+    // passed for a page load, which a page of another site may make with the cookie (an image).
+    it("refuses its API, however the path is cased, to another site's page with the cookie", async () => {
+      const cookie = await signIn(ADMIN_TOKEN);
+      for (const path of [
+        '/admin/queues/api/queues',
+        '/admin/queues/API/queues',
+        '/admin/queues/Api/queues',
+      ]) {
+        const res = await request(app)
+          .get(`${path}?activeQueue=webhook-events&status=failed&jobsPerPage=100`)
+          .set('Cookie', cookie)
+          .set('Accept', '*/*')
+          .set('Sec-Fetch-Site', 'same-site')
+          .expect(403);
+        expect(res.body.message, path).to.match(/another site/);
+      }
+    });
     it('answers a wrong credential, or a user token with an admin role claim, with 401 and no cookie', async () => {
       for (const token of ['wrong', await userToken('u-root', { role: 'admin' })]) {
         const res = await request(app).post('/admin/login').type('form').send({ token }).expect(401);
