@@ -102,6 +102,39 @@ const targetRemoved = (removals: readonly Removal[], record: TrayRecordDoc) =>
   });
 
 /**
+ * What becomes of a record the kept actions cannot tell (one counting from before every action was
+ * kept, kept-since.ts): deleted when the removals deleted its own target, otherwise left as it is.
+ */
+const untoldBy =
+  (removals: readonly Removal[], keptSince: number) =>
+  (record: TrayRecordDoc): 'delete' | 'unchanged' | undefined =>
+    countsUnkeptActions(record, keptSince)
+      ? targetRemoved(removals, record)
+        ? 'delete'
+        : 'unchanged'
+      : undefined;
+
+/**
+ * The records of `groups` computed again from the kept actions, after `removals` (stored and maybe
+ * still running) that a write of these groups raced (reapply-removals.ts): no step of the removals
+ * is run again. If a removal has taken its actions out, this reads what it left; if not yet, its
+ * own computation of the records comes later and finds what the write wrote. Returns the records
+ * deleted.
+ */
+export async function recomputeRacedGroups(
+  db: Db,
+  removals: readonly Removal[],
+  groups: Iterable<string>,
+  options: RecomputeOptions & { keptSince: number },
+): Promise<RemovedRecord[]> {
+  const removed: RemovedRecord[] = [];
+  const untold = untoldBy(removals, options.keptSince);
+  for (const group of groups)
+    removed.push(...(await recomputeGroupRecords(db, group, new Set(), { ...options, untold })));
+  return removed;
+}
+
+/**
  * Removals on MongoDB (docs/storage.md#removals), whole per batch: the tombstones are stored first
  * (an action arriving from then on is a no-op: tombstones.ts), the kept actions on the removals'
  * posts read by post and those the domain's rule voids (removal.ts) noted as work per record group,
@@ -154,12 +187,7 @@ export async function applyRemovals(
   if (options.keptSince > 0)
     for (const group of removals.flatMap(targetGroups)) groups.set(group, groups.get(group) ?? new Set());
 
-  const untold = (record: TrayRecordDoc) =>
-    countsUnkeptActions(record, options.keptSince)
-      ? targetRemoved(removals, record)
-        ? ('delete' as const)
-        : ('unchanged' as const)
-      : undefined;
+  const untold = untoldBy(removals, options.keptSince);
   const removed: RemovedRecord[] = [];
   // Each record as first read and as last written: what the event detail shows of this removal.
   const before = new Map<string, TrayRecordDoc>();

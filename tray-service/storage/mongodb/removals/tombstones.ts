@@ -37,14 +37,15 @@ export async function storeTombstones(
 /**
  * Marks the removals applied (their tombstones' `applying` unset), once every record they change
  * was computed again: a write meeting them from then on reads the actors and kept actions they
- * left. Single-document updates in one unordered bulk, as FerretDB pushes each `{_id}` down.
+ * left. Single-document updates in one unordered bulk, as FerretDB pushes each `{_id}` down; with
+ * the post, the collection's shard key (docs/scaling.md), each goes to one shard.
  */
 export async function markApplied(db: Db, removals: readonly Removal[]): Promise<void> {
   if (removals.length === 0) return;
   await db.collection<TombstoneDoc>(TRAY_REMOVALS).bulkWrite(
     removals.map((removal) => ({
       updateMany: {
-        filter: { _id: tombstoneKey(removal), applying: true },
+        filter: { _id: tombstoneKey(removal), postId: removal.postId, applying: true },
         update: { $unset: { applying: '' } },
       },
     })),
