@@ -30,6 +30,15 @@ const consumer = startConsumer(
           : `${event.event} ${event.key} failed (attempt ${event.attempt}): ${error.message}; retried with backoff\n`,
       );
     },
+    // Bull takes no job after this for the life of the process: exit, for a supervisor to restart it.
+    onStopped: (error) => {
+      process.stderr.write(
+        isRedisAuthError(error)
+          ? `error: ${describeRedisFailure(config.redis, error)}\n`
+          : `error: the consumer could not start taking jobs from Redis at ${describeRedisTarget(config.redis)}: ${error.message}\n`,
+      );
+      process.exit(1);
+    },
   },
   handle,
 );

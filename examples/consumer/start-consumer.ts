@@ -6,6 +6,7 @@ import {
   type WebhookSignatureScheme,
 } from '../../shared/queue/webhook-queue.ts';
 import type { RedisTarget } from '../../shared/redis/redis-target.ts';
+import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 
 /** One verified event, as the receiver queued it (docs/starter-kit.md, "The job contract"). */
 export interface WebhookEvent {
@@ -61,6 +62,13 @@ export interface ConsumerOptions {
    * until someone replays it (`npm run replay -- failed`): say so where you will see it.
    */
   onFailed?: (failure: FailedEvent) => void;
+  /**
+   * Told when bull could not start taking jobs (its connection closed, or Redis refused a command
+   * it needs, such as SUBSCRIBE for an ACL user without channel access): bull then takes none for
+   * the life of the process, so stop it and let your supervisor start it again. Not told once
+   * close() began. Without it the failure goes to the queue's `error` listeners.
+   */
+  onStopped?: (error: Error) => void;
 }
 
 export interface RunningConsumer {
@@ -88,8 +96,7 @@ export function startConsumer(options: ConsumerOptions, handle: HandleEvent): Ru
     { redis: options.redis, prefix: options.prefix },
     options.queueName ?? WEBHOOK_QUEUE_NAME,
   );
-  // process() rejects when its connection fails to start (a refused password, say): hand that to
-  // the queue's `error` listeners with the connections' own errors, instead of an unhandled rejection.
+  let closing = false;
   const processing = queue.process(options.concurrency ?? 4, async (job) => {
     const event = eventOf(job);
     try {
@@ -100,10 +107,23 @@ export function startConsumer(options: ConsumerOptions, handle: HandleEvent): Ru
       throw error;
     }
   });
-  processing.catch((error: unknown) => queue.emit('error', error));
+  // process() rejects when bull's set-up fails, and bull then takes no job: told to onStopped (or,
+  // without it, to the queue's `error` listeners), instead of an unhandled rejection.
+  processing.catch((error: unknown) => {
+    if (closing) return;
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (options.onStopped) options.onStopped(failure);
+    else queue.emit('error', failure);
+  });
+  // A job whose worker stopped holding it mid-job too often (killed, say, by the job itself) is
+  // failed by bull's stalled check, which runs none of the code above: told as a final failure.
+  queue.on('failed', (job: Bull.Job<WebhookJobData> | null, error: Error) => {
+    if (job && isStalledOut(error)) options.onFailed?.({ event: eventOf(job), error, final: true });
+  });
   return {
     queue,
     async close(deadlineMs = CLOSE_DEADLINE_MS) {
+      closing = true;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'timed out'>((resolve) => {
         timer = setTimeout(() => resolve('timed out'), deadlineMs);

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { RETRY_JITTER } from '../../../shared/queue/capped-exponential-backoff.ts';
-import { createWebhookQueue, webhookRetryDelays } from '../../../shared/queue/webhook-queue.ts';
+import {
+  createWebhookQueue,
+  WEBHOOK_QUEUE_NAME,
+  webhookJobOptions,
+  webhookRetryDelays,
+} from '../../../shared/queue/webhook-queue.ts';
+import { Redis } from 'ioredis';
+import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,6 +147,61 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
     });
   });
 
+  // A job whose worker stops holding it mid-job too often (killed, say, by the job itself) is failed
+  // by bull's stalled check, which runs no handler code: it went to the failed set in silence.
+  describe('when a job stalls more often than bull allows', () => {
+    it('tells onFailed of it as final', async function () {
+      this.timeout(30_000);
+      const prefix = receiver().prefix;
+      const failures: { key: string; final: boolean; message: string }[] = [];
+      consumer = startConsumer(
+        {
+          redis: testStack().redisUrl,
+          prefix,
+          onFailed: ({ event, error, final }) =>
+            failures.push({ key: event.key, final, message: error.message }),
+        },
+        () => undefined,
+      );
+      // This consumer takes no job; another takes it and dies holding it, again and again.
+      await consumer.queue.pause(true, true);
+      const vanishing = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+      const admin = new Redis(testStack().redisUrl);
+      try {
+        const job = await vanishing.add(
+          {
+            dedupeKey: 'consumer-stalls',
+            webhook: 'default',
+            scheme: 'platform',
+            receivedAt: new Date().toISOString(),
+            event: 'channel.didCreate',
+            data: {},
+          },
+          { ...webhookJobOptions, jobId: 'consumer-stalls' },
+        );
+        const checking = consumer.queue as unknown as { moveUnlockedJobsToWait(): Promise<unknown> };
+        for (let stalls = 0; (await job.getState()) === 'waiting' && stalls < 20; stalls += 1) {
+          expect((await vanishing.getNextJob())?.id).to.equal('consumer-stalls');
+          // Its lock gone, as after lockDuration without renewal; the consumer's stalled check runs
+          // twice (it marks the job, then moves it back or fails it), once per interval otherwise.
+          await admin.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:consumer-stalls:lock`);
+          for (let pass = 0; pass < 2; pass += 1) {
+            await admin.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:stalled-check`);
+            await checking.moveUnlockedJobsToWait();
+          }
+        }
+        expect(await job.getState()).to.equal('failed');
+        await waitFor(() => failures.length > 0, 5_000, 'onFailed');
+        expect(failures).to.deep.equal([
+          { key: 'consumer-stalls', final: true, message: 'job stalled more than allowable limit' },
+        ]);
+      } finally {
+        await vanishing.close();
+        admin.disconnect();
+      }
+    });
+  });
+
   // bull's close waits for the jobs in progress without a limit: a hung handler kept the process
   // up after SIGTERM until the orchestrator killed it.
   describe('closing while the user function hangs', () => {
@@ -245,6 +307,25 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
       } finally {
         child.kill('SIGKILL');
       }
+    });
+  });
+
+  // An ACL user without channel access (Redis 7's default for new users): bull's set-up fails on
+  // SUBSCRIBE and it takes no job for the life of the process, which said "retrying" and stayed up.
+  describe('run as a program, when bull cannot start taking jobs', () => {
+    const redis = useRefusableRedis();
+    it('one line naming the Redis and the refusal, exit 1', async () => {
+      const url = await redis.userUrl('consumer-no-channels', 'consumer-no-channels-password');
+      await redis.admin.call('ACL', 'SETUSER', 'consumer-no-channels', 'resetchannels');
+      const result = await runScript('examples/consumer/main.ts', [], cleanEnv({ REDIS_URL: url }), 10_000);
+      expect(result.code).to.equal(1);
+      const port = new URL(redis.url).port;
+      expect(result.stderr).to.match(
+        new RegExp(
+          `^error: the consumer could not start taking jobs from Redis at 127\\.0\\.0\\.1:${port}: NOPERM[^\n]*\n$`,
+        ),
+      );
+      expect(result.stderr).to.not.include('consumer-no-channels-password');
     });
   });
 });
