@@ -12,13 +12,20 @@ import { receiverShape } from '../receiver/receiver-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
 import { DECISIONS_QUEUE_NAME } from '../tray-service/moderation/decision-delivery.ts';
 import { describeRedisFailure } from '../shared/redis/redis-failure.ts';
-import { describeRedisTarget, type RedisTarget } from '../shared/redis/redis-target.ts';
+import { describeRedisTarget, isCluster, type RedisTarget } from '../shared/redis/redis-target.ts';
 import { TimeoutError } from '../shared/errors/timeout-error.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { withTimeout } from '../shared/time/with-timeout.ts';
 import { commandLinePath, parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { countFailed, failedJobIdPages, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
+import { ReplicaFence } from '../receiver/store/enqueue-once.ts';
+
+/**
+ * How long a spool's replay on a cluster waits for a replica to confirm each event: no caller
+ * waits on it, so longer than the receiver's (a third of its enqueue budget).
+ */
+const REPLAY_REPLICA_WAIT_MS = 2_000;
 
 /** The queues whose failed jobs a replay moves back; a spool holds only webhook events. */
 const QUEUES = [WEBHOOK_QUEUE_NAME, DECISIONS_QUEUE_NAME];
@@ -158,6 +165,15 @@ async function main(): Promise<number> {
       );
       const totals = { queued: 0, alreadyQueued: 0, invalid: 0 };
       const problems: string[] = [];
+      // On a cluster, as the receiver does: an event is counted queued once a replica holds it too,
+      // or a failover right after the write loses what the operator then deletes from the spool.
+      const fence = isCluster(env.redis)
+        ? new ReplicaFence(REPLAY_REPLICA_WAIT_MS, (message) =>
+            process.stderr.write(
+              `warning: the Redis user may not run ROLE (${message}): every event waits for a replica\n`,
+            ),
+          )
+        : undefined;
       try {
         let done = 0;
         for (const [index, path] of files.entries()) {
@@ -166,6 +182,7 @@ async function main(): Promise<number> {
             redis: queue.client,
             markPrefix: env.QUEUE_PREFIX,
             dedupeSeconds: env.WEBHOOK_DEDUPE_SECONDS,
+            ...(fence ? { fence } : {}),
           };
           const counts = await requeueSpool(target, path, (bytes) => bar.update(done + bytes));
           done += sizes[index] ?? 0;

@@ -1,5 +1,9 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { planFailover } from '../../../scripts/lib/redis-cluster.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
@@ -441,6 +445,38 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const queue = createWebhookQueue({ redis: local.target, prefix });
       queues.push(queue);
       expect(await queue.getJobCounts()).to.deep.include({ waiting: 1, failed: 0 });
+    });
+  });
+
+  // The spool's replay counted an event queued once its master had it, as a receiver without the
+  // replica fence did: the operator then deleted the copied spool, and a failover right after the
+  // write lost what no replica held.
+  describe('scripts/replay.ts spool with REDIS_CLUSTER_NODES', () => {
+    it('counts an event queued only once a replica holds it, and fails naming the replica otherwise', async () => {
+      const prefix = taggedPrefix();
+      const dir = mkdtempSync(join(tmpdir(), 'replay-cluster-spool-'));
+      const file = join(dir, 'segment-000000000001.ndjson');
+      const key = createHash('sha256').update(prefix).digest('hex');
+      writeFileSync(file, `${JSON.stringify(job(key))}\n`);
+      const env = cleanEnv({ REDIS_CLUSTER_NODES: local.cluster.seeds, QUEUE_PREFIX: prefix });
+      const replica = await local.cluster.replicaOf(await local.cluster.masterOf(`${prefix}:x`));
+      try {
+        // A replica that is connected but does not answer: the master still counts it (ROLE).
+        replica.process.kill('SIGSTOP');
+        const stalled = await runScript('scripts/replay.ts', ['spool', file], env, 30_000);
+        expect(stalled.code, stalled.stderr).to.equal(1);
+        expect(stalled.stderr).to.match(/no replica confirmed the enqueue within 2000 ms/);
+        expect(stalled.stdout).to.not.include('1 queued');
+        replica.process.kill('SIGCONT');
+        await local.cluster.waitUntilOk();
+        const again = await runScript('scripts/replay.ts', ['spool', file], env, 30_000);
+        expect(again.code, again.stderr).to.equal(0);
+        expect(again.stdout).to.include('0 queued, 1 already queued, 0 invalid');
+      } finally {
+        replica.process.kill('SIGCONT');
+        rmSync(dir, { recursive: true, force: true });
+      }
+      await local.cluster.waitUntilOk();
     });
   });
 
