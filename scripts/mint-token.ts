@@ -3,7 +3,7 @@ import { SignJWT, importPKCS8 } from 'jose';
 import { readFileSync } from 'node:fs';
 import { asymmetricAlgorithms, hmacAlgorithms } from '../shared/config/tray-api-config.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { commandLinePath, parseCli, runCli } from './lib/cli.ts';
+import { commandLinePath, envText, parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 
 const usage = `Usage: npm run mint-token -- --user <id> [options]
@@ -82,8 +82,8 @@ async function main(): Promise<number> {
     throw new UsageError('--ttl: expected a duration such as 30m, 1h or 30d');
   }
   jwt = jwt.setExpirationTime(values.ttl);
-  const issuer = values.issuer ?? process.env.JWT_ISSUER;
-  const audience = values.audience ?? process.env.JWT_AUDIENCE;
+  const issuer = values.issuer ?? envText('JWT_ISSUER');
+  const audience = values.audience ?? envText('JWT_AUDIENCE');
   if (issuer) jwt = jwt.setIssuer(issuer);
   if (audience) jwt = jwt.setAudience(audience);
 
@@ -107,7 +107,7 @@ async function main(): Promise<number> {
     }
     token = await jwt.setProtectedHeader({ alg }).sign(key);
   } else {
-    const secret = devSecretOr('JWT_SECRET', process.env.JWT_SECRET, 'JWT_SECRET');
+    const secret = devSecretOr('JWT_SECRET', envText('JWT_SECRET'), 'JWT_SECRET');
     token = await jwt.setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
   }
   process.stdout.write(`${token}\n`);

@@ -13,7 +13,7 @@ import { parseSignatureHeader, parseSignatureScheme } from '../receiver/signatur
 import { defaultSignatureHeader, standardSecretKey } from '../receiver/signature/parse-webhook-secrets.ts';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
-import { commandLinePath, parseCli, runCli } from './lib/cli.ts';
+import { commandLinePath, envText, parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 import { stackAddresses } from './lib/stack-addresses.ts';
 
@@ -70,7 +70,7 @@ async function main(): Promise<number> {
   }
 
   const scheme = orFail('--scheme', () => parseSignatureScheme(values.scheme));
-  const given = values.secret ?? process.env.WEBHOOK_SECRET;
+  const given = values.secret ?? envText('WEBHOOK_SECRET');
   let headers: Record<string, string>;
   if (scheme === 'platform') {
     // The platform's signature covers the body alone: an id or a time given would be dropped.

@@ -84,6 +84,15 @@ export function scriptEnv<S extends z.ZodRawShape>(shape: S): z.infer<z.ZodObjec
   return parseEnv(shape, process.env);
 }
 
+/**
+ * One variable as the services read it (parseEnv): trimmed, and unset when empty. Read as it is, a
+ * secret from a sourced CRLF env file kept its `\r`, and signed what the services refused.
+ */
+export function envText(name: string): string | undefined {
+  const value = process.env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
 const BAR_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** How often the progress is written as a line of its own when stderr is not a terminal. */

@@ -76,6 +76,18 @@ describe('scripts/mint-token.ts', () => {
     expect(claims.exp! - claims.iat!).to.equal(300);
   });
 
+  // The services trim what they read: a secret sourced from a CRLF env file kept its `\r` here, and
+  // every token it minted was refused with 401.
+  it('reads JWT_SECRET, JWT_ISSUER and JWT_AUDIENCE trimmed, as the tray does', async () => {
+    const env = cleanEnv({ JWT_SECRET: `${SECRET}\r`, JWT_ISSUER: ' dev\r', JWT_AUDIENCE: 'tray\r' });
+    const result = await runScript('scripts/mint-token.ts', ['--user', 'alice', '--ttl', '5m'], env);
+    expect(result.code, result.stderr).to.equal(0);
+    const verify = createTokenVerifier(
+      resolveJwtConfig({ JWT_SECRET: SECRET, JWT_ISSUER: 'dev', JWT_AUDIENCE: 'tray' }),
+    );
+    expect((await verify(result.stdout.trim())).userId).to.equal('alice');
+  });
+
   it('mints an RS256 token with --private-key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mint-'));
     try {
