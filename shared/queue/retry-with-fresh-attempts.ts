@@ -20,7 +20,10 @@ return 1
  * the wait list only if the removal succeeded, so a job is moved back exactly once even when two
  * callers retry it at the same time (the other gets bull's error).
  */
-export async function retryWithFreshAttempts<T>(queue: Bull.Queue<T>, job: Bull.Job<T>): Promise<void> {
+export async function retryWithFreshAttempts<T>(
+  queue: Bull.Queue<T>,
+  job: Pick<Bull.Job<T>, 'id' | 'retry'>,
+): Promise<void> {
   const internals = internalsOf(queue);
   const id = String(job.id);
   await queue.client.eval(FRESH_ATTEMPTS, 2, internals.keys.failed, internals.toKey(id), id);

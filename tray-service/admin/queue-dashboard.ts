@@ -5,6 +5,7 @@ import type Bull from 'bull';
 import { Router, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
+import { retryWithFreshAttempts } from '../../shared/queue/retry-with-fresh-attempts.ts';
 
 export interface QueueDashboardDeps {
   queues: readonly Bull.Queue[];
@@ -101,6 +102,25 @@ class ReadyOnlyWorkersAdapter extends BullAdapter {
   override async getWorkers(): ReturnType<BullAdapter['getWorkers']> {
     if (this.queue.client.status !== 'ready') throw new Error('the queue’s Redis connection is not ready');
     return super.getWorkers();
+  }
+
+  // A retry from the dashboard is the replay tool's (retryWithFreshAttempts): bull's own left the
+  // job's last attempt spent, so a failure, even a passing one, sent it straight back with no backoff.
+  override async getJob(id: string): ReturnType<BullAdapter['getJob']> {
+    const job = await super.getJob(id);
+    return job && this.freshRetry(job);
+  }
+
+  override async getJobs(...args: Parameters<BullAdapter['getJobs']>): ReturnType<BullAdapter['getJobs']> {
+    return (await super.getJobs(...args)).map((job) => this.freshRetry(job));
+  }
+
+  private freshRetry<J extends { retry(...args: never[]): Promise<void> }>(job: J): J {
+    const retry = job.retry.bind(job) as () => Promise<void>;
+    const queue = this.queue;
+    return Object.assign(job, {
+      retry: () => retryWithFreshAttempts(queue, { id: (job as unknown as Bull.Job).id, retry }),
+    });
   }
 }
 

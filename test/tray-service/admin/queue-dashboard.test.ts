@@ -353,12 +353,16 @@ describe('/admin/queues (queue dashboard)', function () {
         .send({ data: job('forged') })
         .expect(403);
       expect(await queue.getFailedCount()).to.equal(1);
+      expect((await queue.getJob('k3'))?.attemptsMade, 'its one attempt spent').to.equal(1);
       await request(writable)
         .put('/admin/queues/api/queues/webhook-events/retry/failed')
         .set(bearer)
         .expect(200);
       expect(await queue.getFailedCount()).to.equal(0);
       expect(await queue.getWaitingCount()).to.equal(3);
+      // As the replay tool's: bull's own retry left the last attempt spent, so any failure sent the
+      // job straight back to the failed set, with no backoff.
+      expect((await queue.getJob('k3'))?.attemptsMade, 'its attempts counted afresh').to.equal(0);
     });
   });
 });
