@@ -13,12 +13,12 @@ import { removalReaches, tombstoneKey, tombstonesMet } from './tombstones.ts';
  *   while it ran (after its tombstone check), it may have read the kept actions before this write
  *   kept them, or computed the records before this write counted them; the groups of the voided
  *   actions are computed again without them.
- * - one that voids none of them, stored while it ran or still running at its check (not in `seen`:
- *   the applied removals its check met), on a post or community whose records it wrote: this write
- *   may have read the group's actors before the removal took its action out, and the removal
- *   computed the group's records before this write made or moved one (a cleared tray's new record,
- *   one now counting from an earlier action). Only those groups are computed again, from the kept
- *   actions (recomputeRacedGroups); the removal's own steps are its own job's.
+ * - any stored while it ran or still running at its check (not in `seen`: the applied removals its
+ *   check met), voiding some of its actions or none, on a post or community whose records it
+ *   wrote: this write may have read the group's actors before the removal took its action out,
+ *   and the removal computed the group's records before this write made or moved one (a cleared
+ *   tray's new record, one now counting from an earlier action). Those groups are computed again
+ *   from the kept actions (recomputeRacedGroups); the removal's own steps are its own job's.
  * One tombstone read when there is none, the common case (two for a community's posts).
  */
 export async function reapplyRemovals(
@@ -41,7 +41,9 @@ export async function reapplyRemovals(
       counted.set(group, (counted.get(group) ?? new Set()).add(activity.lastActionId));
     }
     if (voids.length > 0) voiding.push(removal);
-    else if (seen !== undefined && !seen.has(tombstoneKey(removal))) {
+    // Whether or not it voids one of them: applied again, it computes only the groups of what it
+    // voids (and of work it has not finished), not the others of this write it reaches.
+    if (seen !== undefined && !seen.has(tombstoneKey(removal))) {
       raced.push(removal);
       for (const activity of activities)
         if (removalReaches(removal, activity)) racedGroups.add(recordGroup(activity.verb, activity.targetId));
@@ -56,7 +58,5 @@ export async function reapplyRemovals(
     ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
   };
   if (voiding.length > 0) await applyRemovals(db, voiding, { ...recompute, counted });
-  // Those the removals of its own actions computed again just now are done.
-  for (const group of counted.keys()) racedGroups.delete(group);
   if (racedGroups.size > 0) await recomputeRacedGroups(db, raced, racedGroups, recompute);
 }

@@ -32,7 +32,7 @@ import { storeTombstones } from '../../../../../tray-service/storage/mongodb/rem
 import type { RemovedRecord } from '../../../../../tray-service/storage/port.ts';
 import { workerCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
 import type { Activity } from '../../../../../tray-service/domain/activity.ts';
-import { aComment, aPost } from '../../../../support/activity-builder.ts';
+import { aComment, aCommentReaction, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { withCollectionMethod } from '../../../../support/with-collection-method.ts';
@@ -511,6 +511,32 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
       );
       expect(racing.ran.value, 'the removal ran inside the write').to.equal(true);
       await expectOnly(recordKey('comment', 'p-15', 'u-ana'), 'u-cy', 'cm-15c');
+    });
+
+    // Applied again for the reaction it voids, the removal computed only the reaction's group,
+    // not the post's comments the same write made a record of.
+    it('a removal voiding one of its actions, reaching another of its groups', async () => {
+      const post = await commentOn('p-17');
+      const racing = removalBeforeInsert(removalOf('cm-p-17-b', 'p-17'));
+      await applyPersonalActivities(
+        racing.db,
+        [
+          aCommentReaction(
+            'u-dee',
+            { commentId: 'cm-p-17-b', owner: 'u-ben', postId: 'p-17' },
+            {
+              id: 'r-17d',
+              at: at(95),
+              userFeed: 'u-ana',
+            },
+          ),
+          aComment('u-cy', post, { id: 'cm-17c', at: at(90), userFeed: 'u-ana' }),
+        ],
+        options,
+      );
+      expect(racing.ran.value, 'the removal ran inside the write').to.equal(true);
+      await expectOnly(recordKey('comment', 'p-17', 'u-ana'), 'u-cy', 'cm-17c');
+      expect(await record(recordKey('mentreact', 'cm-p-17-b', 'u-ben'))).to.equal(null);
     });
 
     // A community's post records count its other posts: a post removed there changes them.
