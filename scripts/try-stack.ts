@@ -11,7 +11,7 @@
 import { checkReachable } from './lib/check-reachable.ts';
 import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { parseCli, runCli } from './lib/cli.ts';
+import { envText, parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import { walkDenseUser } from './lib/walk/dense-user-walk.ts';
@@ -116,15 +116,15 @@ async function main(): Promise<number> {
     throw new UsageError(`--dense: the walk reads 40 of them and snoozes 100: expected >= 150, got ${dense}`);
   const webhookSecret = devSecretOr(
     'WEBHOOK_SECRET',
-    values.secret ?? process.env.WEBHOOK_SECRET,
+    values.secret ?? envText('WEBHOOK_SECRET'),
     'WEBHOOK_SECRET',
   );
-  const jwtSecret = devSecretOr('JWT_SECRET', values['jwt-secret'] ?? process.env.JWT_SECRET, 'JWT_SECRET');
+  const jwtSecret = devSecretOr('JWT_SECRET', values['jwt-secret'] ?? envText('JWT_SECRET'), 'JWT_SECRET');
   // The walk reads the stored events through the admin API (is a muted comment applied yet?).
   const adminToken =
     walk === 'off'
       ? ''
-      : devSecretOr('ADMIN_TOKEN', values['admin-token'] ?? process.env.ADMIN_TOKEN, 'ADMIN_TOKEN');
+      : devSecretOr('ADMIN_TOKEN', values['admin-token'] ?? envText('ADMIN_TOKEN'), 'ADMIN_TOKEN');
   const feedPosts = whole('feed-posts', values['feed-posts']);
   const comments = whole('comments', values.comments);
   const samples = whole('samples', values.samples);
