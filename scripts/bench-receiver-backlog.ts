@@ -124,7 +124,21 @@ async function main(): Promise<void> {
         await enqueueMany(target, jobs);
       }
     };
-    await Promise.all(Array.from({ length: 8 }, writeSome));
+    process.stdout.write(`[backlog] writing ${count} jobs to Redis\n`);
+    const started = performance.now();
+    // 300,000 jobs take a minute or more: said every 10 s meanwhile.
+    const ticking = setInterval(
+      () => process.stdout.write(`[backlog] ${count - Math.max(0, left)} of ${count} jobs sent to Redis\n`),
+      10_000,
+    );
+    try {
+      await Promise.all(Array.from({ length: 8 }, writeSome));
+    } finally {
+      clearInterval(ticking);
+    }
+    process.stdout.write(
+      `[backlog] ${count} jobs written in ${Math.round((performance.now() - started) / 1000)} s\n`,
+    );
   }
 
   /**
