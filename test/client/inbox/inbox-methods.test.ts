@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createTrayClient, TrayApiError, type NotificationRecord } from '../../../client/src/index.ts';
 import { useClientTarget } from '../support/client-target.ts';
+import { useScriptedServers } from '../support/scripted-servers.ts';
 
 const MIN = 60_000;
 
@@ -141,5 +142,33 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
       });
       expect(await client.mute(listed)).to.include({ targetId: 'p-2' });
     });
+  });
+});
+
+// A DELETE's body is dropped by some proxies and gateways: the mute to lift went missing on the
+// way, and the service answered 400 for a call the app made right.
+describe('the client’s unmute, as sent (a scripted server)', () => {
+  const servers = useScriptedServers();
+  it('names the mute in the query and sends no body', async () => {
+    const seen: { method?: string; url?: string; body: string; type?: string }[] = [];
+    const baseUrl = await servers.serve((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, body, type: req.headers['content-type'] });
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: { removed: true } }));
+      });
+    });
+    const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+    expect(await client.unmute({ targetType: 'post', targetId: 'p 1&x' })).to.equal(true);
+    expect(seen).to.deep.equal([
+      {
+        method: 'DELETE',
+        url: '/notifications/v3/mutes?targetType=post&targetId=p+1%26x',
+        body: '',
+        type: undefined,
+      },
+    ]);
   });
 });
