@@ -2,7 +2,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
-import { parseEnv } from '../../shared/config/parse-env.ts';
+import { envValue, parseEnv } from '../../shared/config/parse-env.ts';
 import { ConfigError } from '../../shared/errors/config-error.ts';
 import { UsageError } from '../../shared/errors/usage-error.ts';
 
@@ -89,8 +89,7 @@ export function scriptEnv<S extends z.ZodRawShape>(shape: S): z.infer<z.ZodObjec
  * secret from a sourced CRLF env file kept its `\r`, and signed what the services refused.
  */
 export function envText(name: string): string | undefined {
-  const value = process.env[name]?.trim();
-  return value === '' ? undefined : value;
+  return envValue(process.env, name);
 }
 
 const BAR_SIGNALS = ['SIGINT', 'SIGTERM'] as const;

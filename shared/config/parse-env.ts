@@ -10,8 +10,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export function parseEnv<S extends z.ZodRawShape>(shape: S, env: Env): z.infer<z.ZodObject<S>> {
   const input: Record<string, string> = {};
   for (const key of Object.keys(shape)) {
-    const value = env[key];
-    if (value !== undefined && value.trim() !== '') input[key] = value.trim();
+    const value = envValue(env, key);
+    if (value !== undefined) input[key] = value;
   }
   const result = z.object(shape).safeParse(input);
   if (result.success) return result.data;
@@ -21,4 +21,10 @@ export function parseEnv<S extends z.ZodRawShape>(shape: S, env: Env): z.infer<z
       message: issue.message,
     })),
   );
+}
+
+/** One variable as every reader takes it: trimmed, and unset when empty. */
+export function envValue(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
 }

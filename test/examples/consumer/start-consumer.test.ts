@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { RETRY_JITTER } from '../../../shared/queue/capped-exponential-backoff.ts';
 import {
   createWebhookQueue,
-  WEBHOOK_QUEUE_NAME,
   webhookJobOptions,
   webhookRetryDelays,
 } from '../../../shared/queue/webhook-queue.ts';
 import { Redis } from 'ioredis';
 import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
+import { stallJob } from '../../support/stall-job.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,17 +179,9 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
           },
           { ...webhookJobOptions, jobId: 'consumer-stalls' },
         );
-        const checking = consumer.queue as unknown as { moveUnlockedJobsToWait(): Promise<unknown> };
-        for (let stalls = 0; (await job.getState()) === 'waiting' && stalls < 20; stalls += 1) {
-          expect((await vanishing.getNextJob())?.id).to.equal('consumer-stalls');
-          // Its lock gone, as after lockDuration without renewal; the consumer's stalled check runs
-          // twice (it marks the job, then moves it back or fails it), once per interval otherwise.
-          await admin.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:consumer-stalls:lock`);
-          for (let pass = 0; pass < 2; pass += 1) {
-            await admin.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:stalled-check`);
-            await checking.moveUnlockedJobsToWait();
-          }
-        }
+        const checker = consumer.queue;
+        for (let stalls = 0; (await job.getState()) === 'waiting' && stalls < 20; stalls += 1)
+          await stallJob({ vanishing, checker, admin, prefix, jobId: 'consumer-stalls' });
         expect(await job.getState()).to.equal('failed');
         await waitFor(() => failures.length > 0, 5_000, 'onFailed');
         expect(failures).to.deep.equal([

@@ -1,3 +1,4 @@
+import { stallJob } from '../../support/stall-job.ts';
 import { expect } from 'chai';
 import type Bull from 'bull';
 import { Redis } from 'ioredis';
@@ -6,7 +7,6 @@ import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import {
   createWebhookQueue,
   WEBHOOK_MAX_STALLED_COUNT,
-  WEBHOOK_QUEUE_NAME,
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
@@ -647,17 +647,7 @@ describe('tray worker when a job stalls (its worker killed mid-job)', () => {
 
   /** The other worker takes the waiting job and dies holding it; this worker's stalled check finds it. */
   async function stall(jobId: string): Promise<void> {
-    const taken = await vanishing!.getNextJob();
-    expect(taken?.id).to.equal(jobId);
-    // Its lock is gone as after lockDuration without renewal.
-    await admin!.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:${jobId}:lock`);
-    const checking = queue as unknown as { moveUnlockedJobsToWait(): Promise<unknown> };
-    // The first pass marks the active job as suspect, the second moves it back (or fails it); bull
-    // runs the check once per stalled interval, remembered in a key.
-    for (let pass = 0; pass < 2; pass += 1) {
-      await admin!.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:stalled-check`);
-      await checking.moveUnlockedJobsToWait();
-    }
+    await stallJob({ vanishing: vanishing!, checker: queue!, admin: admin!, prefix, jobId });
   }
 
   it('runs a job again after it stalled twice, without spending an attempt', async function () {

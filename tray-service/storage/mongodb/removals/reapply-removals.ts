@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import type { Removal } from '../../../domain/removal.ts';
 import type { GroupingOptions } from '../grouping/write-deliveries.ts';
+import { recomputeOptionsOf } from '../grouping/recompute-member-records.ts';
 import { removalVoids } from '../../../domain/removal-voids.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import { applyRemovals, recomputeRacedGroups } from './apply-removals.ts';
@@ -49,14 +50,7 @@ export async function reapplyRemovals(
         if (removalReaches(removal, activity)) racedGroups.add(recordGroup(activity.verb, activity.targetId));
     }
   }
-  const recompute = {
-    retentionDays: options.retentionDays,
-    owner: options.owner,
-    now: options.now ?? Date.now,
-    keptSince: options.keptSince ?? 0,
-    ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-    ...(options.onRemoved ? { onRemoved: options.onRemoved } : {}),
-  };
+  const recompute = { ...recomputeOptionsOf(options), keptSince: options.keptSince ?? 0 };
   if (voiding.length > 0) await applyRemovals(db, voiding, { ...recompute, counted });
   if (racedGroups.size > 0) await recomputeRacedGroups(db, raced, racedGroups, recompute);
 }
