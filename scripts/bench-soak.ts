@@ -21,7 +21,8 @@ import { parseCli, runCli } from './lib/cli.ts';
 import { startBenchStores } from './lib/start-bench-stores.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import { freePort, type LocalServer } from './lib/local-servers.ts';
-import { median } from './lib/quantile.ts';
+import { median, p99Tenths } from './lib/quantile.ts';
+import { startSoakBaseline, type SoakBaseline } from './lib/soak-baseline.ts';
 import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { stopChild } from './lib/stop-child.ts';
 
@@ -38,6 +39,8 @@ const root = resolve(import.meta.dirname, '..');
 const SECRET = 'bench-soak-secret-of-at-least-32-chars';
 const WEBHOOK_SECRET = 'bench-secret';
 const METRICS_TOKEN = 'bench-soak-metrics-token-32-characters';
+/** The tray's page size, which the baseline's bare page statement asks for too. */
+const PAGE_SIZE = 10;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
@@ -58,13 +61,6 @@ function trendRule(series: readonly number[], kind: 'rss' | 'latency'): { rise: 
   const allowed = kind === 'rss' ? (series[0] ?? 0) * 0.05 + 20 : median(series) * 0.5 + 5;
   return { rise: Math.round(rise * 10) / 10, allowed: Math.round(allowed * 10) / 10 };
 }
-
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (
-    Math.round((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN) * 10) / 10
-  );
-};
 
 /** A process's own metrics text (prom-client's default metrics on /metrics); '' when it does not answer. */
 async function metricsText(port: number): Promise<string> {
@@ -114,9 +110,11 @@ runCli(async () => {
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
+  let baseline: SoakBaseline | undefined;
   // The services before the servers they use, each waited for.
   const stopAll = stopOnSignal(async () => {
     for (const stream of streams) stream.close();
+    await baseline?.stop();
     await Promise.all(children.map((child) => stopChild(child)));
     for (const server of servers) await server.stop();
   }, dir);
@@ -133,6 +131,7 @@ runCli(async () => {
       JWT_SECRET: SECRET,
       METRICS_TOKEN,
       RATE_LIMIT_CALLS: '1000000',
+      TRAY_PAGE_SIZE: String(PAGE_SIZE),
       STREAMS_PER_USER: '5',
       WEBHOOK_ALLOWLIST: 'off',
       WEBHOOK_SECRETS: `bench=${WEBHOOK_SECRET}`,
@@ -210,6 +209,9 @@ runCli(async () => {
       }
     });
 
+    const bare = startSoakBaseline({ databaseUrl, redisUrl, users, pageSize: PAGE_SIZE });
+    baseline = bare;
+
     // Load: --rate a second, half comments to stream users (timed to their streams), half channels.
     let ackTimes: number[] = [];
     let sent = 0;
@@ -226,12 +228,13 @@ runCli(async () => {
         rssMb: [receiver, ...trays].map((child) => residentMb(child.pid ?? 0)),
         heapMb: texts.map((text) => gauge(text, 'nodejs_heap_size_used_bytes', 1 / 1_048_576)),
         loopP99Ms: texts.map((text) => gauge(text, 'nodejs_eventloop_lag_p99_seconds', 1_000)),
-        ackP99Ms: percentile(ackTimes, 99),
-        apiP99Ms: percentile(apiTimes, 99),
+        ackP99Ms: p99Tenths(ackTimes),
+        apiP99Ms: p99Tenths(apiTimes),
         apiCalls: apiTimes.length,
         apiFailed,
-        lagP99Ms: percentile(lags, 99),
+        lagP99Ms: p99Tenths(lags),
         lagCount: lags.length,
+        ...bare.take(),
       };
       minutes.push(row);
       process.stdout.write(`${JSON.stringify(row)}\n`);
@@ -248,7 +251,8 @@ runCli(async () => {
     };
     process.stdout.write(
       `soak: ${numbers.minutes} min at ${numbers.rate}/s, ${numbers.streams} streams, ${numbers.readers} readers; ` +
-        `rss, heap used and loop delay per process: [receiver, tray 1, tray 2]\n`,
+        `rss, heap used and loop delay per process: [receiver, tray 1, tray 2]; baseline (bare): the ` +
+        `history page's statement through node-postgres and a Redis PING, from this process\n`,
     );
     const sends = new Set<Promise<void>>();
     for (let i = 0, minute = 1; ; i += 1) {
@@ -331,13 +335,24 @@ runCli(async () => {
       'latency',
     );
     const rising = verdicts.filter((v) => v.rise > v.allowed);
+    // The baseline's trends are shown, never judged: they tell a service's rise from the machine's.
+    const product = verdicts.length;
+    judge(
+      'baseline: bare page statement p99 (ms)',
+      last.map((m) => m.barePageP99Ms),
+      'latency',
+    );
+    judge(
+      'baseline: bare Redis PING p99 (ms)',
+      last.map((m) => m.barePingP99Ms),
+      'latency',
+    );
     process.stdout.write(
       `trend over the last ${last.length} minutes (fitted rise across the window / allowed):\n`,
     );
-    for (const v of verdicts) {
-      process.stdout.write(
-        `  ${v.rise > v.allowed ? 'RISING' : 'ok    '} ${v.series}: ${v.rise} / ${v.allowed}\n`,
-      );
+    for (const [i, v] of verdicts.entries()) {
+      const mark = i >= product ? '      ' : v.rise > v.allowed ? 'RISING' : 'ok    ';
+      process.stdout.write(`  ${mark} ${v.series}: ${v.rise} / ${v.allowed}\n`);
     }
     process.stdout.write(
       rising.length === 0 ? 'no upward trend\n' : `${rising.length} series trend upward\n`,

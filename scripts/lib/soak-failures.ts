@@ -1,5 +1,7 @@
-/** One minute of a soak run, as bench-soak.ts prints it (a JSON line a minute). */
-export interface SoakMinute {
+import type { SoakBaselineMinute } from './soak-baseline.ts';
+
+/** One minute of a soak run, as bench-soak.ts prints it (a JSON line a minute), with its baseline. */
+export interface SoakMinute extends SoakBaselineMinute {
   minute: number;
   sent: number;
   /** Deliveries not answered 200 (refused, failed, unanswered): their times are not in ackP99Ms. */
@@ -27,5 +29,8 @@ export function soakFailures(measured: readonly SoakMinute[]): string[] {
   if (failedReads > 0) failures.push(`${failedReads} history reads failed`);
   const silent = measured.filter((m) => m.lagCount === 0).map((m) => m.minute);
   if (silent.length > 0) failures.push(`no stream record arrived in minute ${silent.join(', ')}`);
+  const unmeasured = measured.filter((m) => m.bareCalls === 0).map((m) => m.minute);
+  if (unmeasured.length > 0)
+    failures.push(`the baseline timed no bare call in minute ${unmeasured.join(', ')}`);
   return failures;
 }

@@ -14,12 +14,23 @@ const minute = (overrides: Partial<SoakMinute>): SoakMinute => ({
   apiFailed: 0,
   lagP99Ms: 120,
   lagCount: 3_000,
+  barePageP99Ms: 1.2,
+  barePingP99Ms: 0.4,
+  bareCalls: 1_100,
   ...overrides,
 });
 
 describe('soakFailures: a soak run whose requests failed says so (scripts/lib/soak-failures.ts)', () => {
   it('finds nothing in minutes where every delivery and read succeeded and records arrived', () => {
     expect(soakFailures([minute({ minute: 1 }), minute({ minute: 2 })])).to.deep.equal([]);
+  });
+
+  // A baseline that timed nothing (its database or Redis gone) leaves nothing to tell the
+  // machine's drift from the service's: the run says so rather than print NaN and pass.
+  it('names minutes the baseline timed no bare call in', () => {
+    expect(soakFailures([minute({ minute: 2, bareCalls: 0 }), minute({ minute: 3 })])).to.deep.equal([
+      'the baseline timed no bare call in minute 2',
+    ]);
   });
 
   it('names refused deliveries, failed reads and minutes no stream record arrived in', () => {
