@@ -234,7 +234,7 @@ runCli(async () => {
         apiFailed,
         lagP99Ms: p99Tenths(lags),
         lagCount: lags.length,
-        ...bare.take(),
+        ...(await bare.take()),
       };
       minutes.push(row);
       process.stdout.write(`${JSON.stringify(row)}\n`);

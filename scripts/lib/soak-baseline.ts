@@ -1,7 +1,9 @@
-// The soak's same-run baseline: the bare calls under the service's own figures, timed from the
-// bench's process on the same machine and stores through the whole run. A latency of the service
-// that climbs while these stay flat is the service's; one that climbs with them is the machine
-// (a neighbour on a shared host, the disk filling its cache) and no trend of the product.
+// The soak's same-run baseline: the bare calls under the service's own figures, timed on the same
+// machine and stores through the whole run. A latency of the service that climbs while these stay
+// flat is the service's; one that climbs with them is the machine (a neighbour on a shared host,
+// the disk filling its cache) and no trend of the product. Timed in a process of its own: in the
+// bench's, busy sending the load and reading the streams, they measured its event loop.
+import { fork } from 'node:child_process';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { POSTGRES_SESSION_OPTIONS } from '../../tray-service/storage/postgres/connect-postgres.ts';
@@ -19,31 +21,63 @@ export interface SoakBaselineMinute {
 
 export interface SoakBaseline {
   /** The minute's figures; the samples start again. */
-  take(): SoakBaselineMinute;
+  take(): Promise<SoakBaselineMinute>;
   stop(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-/**
- * Times, one after the other every `everyMs`, the page statement of the next of `users` (the API's
- * default page of the inbox view, as the soak's readers ask for it) and a Redis PING. One loop, so
- * the baseline adds little load of its own; a failed call is counted out, not timed.
- */
-export function startSoakBaseline(options: {
+interface SoakBaselineOptions {
   databaseUrl: string;
   redisUrl: string;
   users: readonly string[];
   pageSize: number;
   everyMs?: number;
-}): SoakBaseline {
+}
+
+type ToBaseline = { kind: 'start'; options: SoakBaselineOptions } | { kind: 'take' } | { kind: 'stop' };
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * Forks this file: it times, one after the other every `everyMs`, the page statement of the next
+ * of `users` (the API's default page of the inbox view, as the soak's readers ask for it) and a
+ * Redis PING. One loop, so the baseline adds little load of its own; a failed call is left out,
+ * and a minute with none timed says so (soak-failures.ts).
+ */
+export function startSoakBaseline(options: SoakBaselineOptions): SoakBaseline {
+  const child = fork(import.meta.filename, [], { stdio: 'inherit' });
+  process.once('exit', () => child.kill());
+  const exited = new Promise<never>((_resolve, reject) =>
+    child.once('exit', (code) => reject(new Error(`the soak baseline exited (${code})`))),
+  );
+  exited.catch(() => undefined);
+  const tell = (message: ToBaseline) => child.send(message);
+  tell({ kind: 'start', options });
+  return {
+    take: () =>
+      Promise.race([
+        exited,
+        new Promise<SoakBaselineMinute>((resolve) => {
+          child.once('message', (minute: SoakBaselineMinute) => resolve(minute));
+          tell({ kind: 'take' });
+        }),
+      ]),
+    async stop() {
+      if (child.exitCode !== null) return;
+      tell({ kind: 'stop' });
+      await exited.catch(() => undefined);
+    },
+  };
+}
+
+/** The child: the loop, answering each `take` with the minute's figures. */
+function runBaseline(options: SoakBaselineOptions): void {
   const sql = new pg.Pool({
     connectionString: options.databaseUrl,
     options: POSTGRES_SESSION_OPTIONS,
     max: 1,
   });
-  const redis = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
-  // A call that fails is dropped below; an error event without a listener would end the bench.
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+  // A call that fails is left out; an error event without a listener would end the process.
   redis.on('error', () => {});
   sql.on('error', () => {});
   let page: number[] = [];
@@ -66,22 +100,29 @@ export function startSoakBaseline(options: {
       await sleep(options.everyMs ?? 50);
     }
   })();
-  return {
-    take() {
-      const minute = {
+  process.on('message', (message: ToBaseline) => {
+    if (message.kind === 'take') {
+      const minute: SoakBaselineMinute = {
         barePageP99Ms: p99Tenths(page),
         barePingP99Ms: p99Tenths(ping),
         bareCalls: Math.min(page.length, ping.length),
       };
       page = [];
       ping = [];
-      return minute;
-    },
-    async stop() {
+      process.send?.(minute);
+    } else if (message.kind === 'stop') {
       stopped = true;
-      await loop;
-      await sql.end();
-      redis.disconnect();
-    },
-  };
+      void loop.then(async () => {
+        await sql.end();
+        redis.disconnect();
+        process.disconnect?.();
+      });
+    }
+  });
+}
+
+if (process.send && import.meta.filename === process.argv[1]) {
+  process.once('message', (message: ToBaseline) => {
+    if (message.kind === 'start') runBaseline(message.options);
+  });
 }
