@@ -16,8 +16,8 @@ import { describeRedisTarget, isCluster, type RedisTarget } from '../shared/redi
 import { TimeoutError } from '../shared/errors/timeout-error.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { withTimeout } from '../shared/time/with-timeout.ts';
-import { commandLinePath, parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
-import { countFailed, failedJobIdPages, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
+import { commandLinePath, parseCli, statOperand, progressBar, runCli, scriptEnv } from './lib/cli.ts';
+import { failedJobIdPages, failedSoFar, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
 import { ReplicaFence } from '../receiver/store/enqueue-once.ts';
 
@@ -129,11 +129,7 @@ async function main(): Promise<number> {
         `spool: ${failedOnly} applies to "failed" only\nUsage: npm run replay -- spool <file or spool directory>`,
       );
     }
-    try {
-      statSync(file);
-    } catch {
-      throw new UsageError(`cannot read ${file}: no such file`);
-    }
+    statOperand(file);
   } else if (rest.length > 0) {
     throw new UsageError(`failed: unexpected argument ${rest[0]}`);
   }
@@ -163,7 +159,7 @@ async function main(): Promise<number> {
         sizes.reduce((a, b) => a + b, 0),
         0,
       );
-      const totals = { queued: 0, alreadyQueued: 0, invalid: 0 };
+      const totals = { queued: 0, alreadyQueued: 0, invalid: 0, cutOff: 0 };
       const problems: string[] = [];
       // On a cluster, as the receiver does: an event is counted queued once a replica holds it too,
       // or a failover right after the write loses what the operator then deletes from the spool.
@@ -189,8 +185,13 @@ async function main(): Promise<number> {
           totals.queued += counts.queued;
           totals.alreadyQueued += counts.alreadyQueued;
           totals.invalid += counts.invalid;
+          totals.cutOff += counts.cutOff;
           if (counts.invalid > 0)
             problems.push(`invalid lines in ${path}: ${counts.invalidLines.join(', ')}`);
+          if (counts.cutOff > 0)
+            problems.push(
+              `${path} ends in a line cut short (an append the receiver never finished, so never acknowledged): skipped`,
+            );
         }
       } finally {
         bar.stop();
@@ -198,13 +199,13 @@ async function main(): Promise<number> {
       for (const problem of problems) process.stderr.write(`${problem}\n`);
       process.stdout.write(
         `replayed ${file} (${files.length} ${files.length === 1 ? 'file' : 'files'}) into ${queueName}: ` +
-          `${totals.queued} queued, ${totals.alreadyQueued} already queued, ${totals.invalid} invalid ${onRedis}\n`,
+          `${totals.queued} queued, ${totals.alreadyQueued} already queued, ${totals.invalid} invalid` +
+          `${totals.cutOff > 0 ? `, ${totals.cutOff} cut short` : ''} ${onRedis}\n`,
       );
       return totals.invalid > 0 ? 3 : 0;
     }
     const limit = values.limit === undefined ? Infinity : Number(values.limit);
-    const upTo = Date.now();
-    const total = await countFailed(queue, limit);
+    const { upTo, total } = await failedSoFar(queue, limit);
     if (values['dry-run']) {
       process.stdout.write(
         `${total} failed jobs in ${queueName} would be moved back to waiting ${onRedis}\n`,
@@ -214,6 +215,7 @@ async function main(): Promise<number> {
     const bar = progressBar('retrying', 'jobs');
     bar.start(total, 0);
     const counts = { moved: 0, skipped: 0, errors: 0 };
+    const errorMessages = new Set<string>();
     try {
       let done = 0;
       for await (const ids of failedJobIdPages(queue, { limit, upTo })) {
@@ -222,10 +224,13 @@ async function main(): Promise<number> {
         counts.moved += page.moved;
         counts.skipped += page.skipped;
         counts.errors += page.errors;
+        for (const message of page.errorMessages) errorMessages.add(message);
       }
     } finally {
       bar.stop();
     }
+    // An error count alone says nothing to act on (Redis out of memory, a refused command).
+    for (const message of [...errorMessages].slice(0, 3)) process.stderr.write(`error: ${message}\n`);
     process.stdout.write(
       `${queueName}: ${counts.moved} failed jobs moved back to waiting, ${counts.skipped} skipped ` +
         `(no longer failed), ${counts.errors} errors ${onRedis}\n`,

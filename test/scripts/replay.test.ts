@@ -157,6 +157,20 @@ describe('scripts/replay.ts', function () {
       expect(waiting.find((j) => j.id === job(11).dedupeKey)?.data).to.deep.equal(job(11));
     });
 
+    // A receiver that died mid-append leaves its last line cut short, never acknowledged: counted
+    // invalid, it made a dead receiver's spool (what this replay is for) exit 3 whatever was in it.
+    it('skips a last line cut short by a crash, saying so, and still ends well', async () => {
+      const file = join(dir, 'segment-000000000007.ndjson');
+      writeFileSync(file, `${JSON.stringify(job(70))}\n${JSON.stringify(job(71)).slice(0, 30)}`);
+      const result = await runScript('scripts/replay.ts', ['spool', file], env);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout).to.include('1 queued, 0 already queued, 0 invalid, 1 cut short');
+      expect(result.stderr).to.include(`${file} ends in a line cut short`);
+      const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
+      expect(ids).to.include(job(70).dedupeKey);
+      expect(ids).not.to.include(job(71).dedupeKey);
+    });
+
     it("queues a line's text as written, as the receiver's drainer does: nothing of the sender's JSON changes", async () => {
       // A __proto__ key is an ordinary key of data, and 1e400 is past a double: parsed and written
       // again, the first would be dropped and the second become null.

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
@@ -22,6 +23,26 @@ export interface SpoolCounts {
   invalid: number;
   /** Line numbers of invalid lines (the first few), for the operator. */
   invalidLines: number[];
+  /**
+   * 1 when the file ends in a line without its newline: an append a crash cut short, which the
+   * receiver never acknowledged (it answers once the whole line is on disk) and its own drain
+   * drops too. Not invalid: a dead receiver's spool, the case replay is for, may well end so.
+   */
+  cutOff: number;
+}
+
+/** Whether `file` ends in a line without its newline (a torn append). */
+async function endsCutOff(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -36,14 +57,27 @@ export async function requeueSpool(
   file: string,
   onBytes: (bytes: number) => void,
 ): Promise<SpoolCounts> {
-  const counts: SpoolCounts = { queued: 0, alreadyQueued: 0, invalid: 0, invalidLines: [] };
+  const counts: SpoolCounts = { queued: 0, alreadyQueued: 0, invalid: 0, invalidLines: [], cutOff: 0 };
+  const cutOff = await endsCutOff(file);
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let lineNo = 0;
   let bytes = 0;
-  for await (const line of lines) {
+  /** Each line is queued once the next is read: only then is it known not to be a cut-off last one. */
+  let held: string | undefined;
+  for await (const next of lines) {
+    if (held !== undefined) await queueLine(held);
+    held = next;
+  }
+  if (held !== undefined) {
+    if (cutOff) counts.cutOff = 1;
+    else await queueLine(held);
+  }
+  return counts;
+
+  async function queueLine(line: string): Promise<void> {
     lineNo += 1;
     bytes += Buffer.byteLength(line) + 1;
-    if (line.trim() === '') continue;
+    if (line.trim() === '') return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
@@ -54,7 +88,7 @@ export async function requeueSpool(
     if (!result.success) {
       counts.invalid += 1;
       if (counts.invalidLines.length < 20) counts.invalidLines.push(lineNo);
-      continue;
+      return;
     }
     // The line as written, as the receiver's drainer queues it: parsed and written again, the
     // sender's JSON could change (a `__proto__` key of data dropped, a number past a double null).
@@ -63,5 +97,4 @@ export async function requeueSpool(
     else counts.alreadyQueued += 1;
     onBytes(bytes);
   }
-  return counts;
 }

@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { failedJobIdPages, retryFailedJobs } from '../../../../scripts/lib/replay/retry-failed-jobs.ts';
+import {
+  failedJobIdPages,
+  failedSoFar,
+  retryFailedJobs,
+} from '../../../../scripts/lib/replay/retry-failed-jobs.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
@@ -28,8 +32,30 @@ describe('retryFailedJobs (npm run replay -- failed)', function () {
       // The lock a worker takes on a job it runs: bull refuses to retry a locked job.
       await queue.client.set(`${prefix}:${queue.name}:held:lock`, 'another-worker', 'PX', 30_000);
       const counts = await retryFailedJobs(queue, ['held'], () => undefined);
-      expect(counts).to.deep.equal({ moved: 0, skipped: 1, errors: 0 });
+      expect(counts).to.deep.equal({ moved: 0, skipped: 1, errors: 0, errorMessages: [] });
     } finally {
+      await queue.close();
+    }
+  });
+
+  // An error count alone ("5000 errors", exit 3) left the operator nothing to act on.
+  it('keeps the first distinct messages of the errors that stopped jobs from moving', async () => {
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    try {
+      const failed = new Promise<void>((resolve) => queue.on('failed', () => resolve()));
+      void queue.process(async () => {
+        throw new Error('down');
+      });
+      await queue.add(job('stuck'), { jobId: 'stuck', attempts: 1 });
+      await failed;
+      // The waiting list as a string: bull's retry script's LPUSH is refused by Redis itself.
+      await queue.client.set(`${prefix}:${queue.name}:wait`, 'not a list');
+      const counts = await retryFailedJobs(queue, ['stuck'], () => undefined);
+      expect(counts).to.deep.include({ moved: 0, skipped: 0, errors: 1 });
+      expect(counts.errorMessages).to.have.lengthOf(1);
+      expect(counts.errorMessages[0]).to.match(/WRONGTYPE/);
+    } finally {
+      await queue.client.del(`${prefix}:${queue.name}:wait`);
       await queue.close();
     }
   });
@@ -53,7 +79,7 @@ describe('retryFailedJobs (npm run replay -- failed)', function () {
       while (settled.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await (await queue.getJob('again'))?.getState()).to.equal('failed');
       const counts = await retryFailedJobs(queue, ['again'], () => undefined);
-      expect(counts).to.deep.equal({ moved: 1, skipped: 0, errors: 0 });
+      expect(counts).to.deep.equal({ moved: 1, skipped: 0, errors: 0, errorMessages: [] });
       const deadline = Date.now() + 5_000;
       while (!settled.includes('completed') && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -101,6 +127,33 @@ describe('failedJobIdPages (npm run replay -- failed)', function () {
         await queue.client.zrem(key, ...page);
       }
       expect(limited).to.deep.equal(['l-0', 'l-1', 'l-2', 'l-3', 'l-4']);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  // bull stamps a failure with its worker's clock. The cut-off came from the operator's: run from
+  // a machine whose clock was behind the workers', the newest failures were left out unnamed.
+  it("takes every job in the set at the start, whatever the failing workers' clocks said", async () => {
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    try {
+      const key = `${prefix}:${queue.name}:failed`;
+      await queue.client.del(key);
+      expect(await failedSoFar(queue, Infinity)).to.deep.equal({ upTo: -Infinity, total: 0 });
+      const pagesOfNothing: string[][] = [];
+      for await (const page of failedJobIdPages(queue, { limit: Infinity, upTo: -Infinity }))
+        pagesOfNothing.push(page);
+      expect(pagesOfNothing).to.deep.equal([]);
+
+      // One failure stamped an hour ahead of this machine's clock (a worker's clock ahead of it).
+      const ahead = Date.now() + 3_600_000;
+      await queue.client.zadd(key, 1_000, 'past', ahead, 'ahead');
+      const { upTo, total } = await failedSoFar(queue, Infinity);
+      expect({ upTo, total }).to.deep.equal({ upTo: ahead, total: 2 });
+      expect(await failedSoFar(queue, 1)).to.deep.equal({ upTo: ahead, total: 1 });
+      const ids: string[] = [];
+      for await (const page of failedJobIdPages(queue, { limit: Infinity, upTo })) ids.push(...page);
+      expect(ids).to.deep.equal(['past', 'ahead']);
     } finally {
       await queue.close();
     }
