@@ -2,11 +2,11 @@
  * Loads current community memberships so a new deployment knows who is in which community before
  * any join event arrives. Idempotent: re-importing the same file changes nothing.
  */
-import { createReadStream, statSync, type Stats } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { commandLinePath, onStopSignal, parseCli, progressBar, runCli } from './lib/cli.ts';
+import { commandLinePath, onStopSignal, statOperand, parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import {
   csvColumns,
@@ -88,12 +88,7 @@ async function main(): Promise<number> {
     throw new UsageError('--as-of: expected an ISO 8601 time');
   const batchSize = positiveInt(values['batch-size'], 'batch-size', 1000, MAX_BATCH_SIZE);
   const maxErrors = positiveInt(values['max-errors'], 'max-errors', 20);
-  let stats: Stats;
-  try {
-    stats = statSync(file);
-  } catch {
-    throw new UsageError(`cannot read ${file}: no such file`);
-  }
+  const stats = statOperand(file);
   if (!stats.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
   const size = stats.size;
   // A file that is no member list is refused before the storage is opened (and its schema updated).

@@ -3,6 +3,7 @@ import { SignJWT, importPKCS8 } from 'jose';
 import { readFileSync } from 'node:fs';
 import { asymmetricAlgorithms, hmacAlgorithms } from '../shared/config/tray-api-config.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
+import { listEntries } from '../shared/text/list-entries.ts';
 import { commandLinePath, envText, parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 
@@ -109,6 +110,17 @@ async function main(): Promise<number> {
   } else {
     const secret = devSecretOr('JWT_SECRET', envText('JWT_SECRET'), 'JWT_SECRET');
     token = await jwt.setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
+  }
+  // The tray verifies only the algorithms JWT_ALGORITHMS lists (HS256 alone with JWT_SECRET when
+  // unset): a token signed otherwise was printed, exit 0, and refused with 401. Said, not refused:
+  // the token may be for another deployment, configured otherwise.
+  const listed = envText('JWT_ALGORITHMS');
+  const accepted = listed === undefined ? (keyFile ? undefined : ['HS256']) : listEntries(listed);
+  if (accepted !== undefined && !accepted.includes(alg)) {
+    process.stderr.write(
+      `warning: a tray with ${listed === undefined ? 'JWT_ALGORITHMS unset' : `JWT_ALGORITHMS=${listed}`} ` +
+        `refuses ${alg} tokens (401): list ${alg} in its JWT_ALGORITHMS\n`,
+    );
   }
   process.stdout.write(`${token}\n`);
   return 0;

@@ -53,7 +53,7 @@ async function main(): Promise<number> {
     usage,
   );
   const typed = positionals[0];
-  if (!typed) throw new UsageError(usage);
+  if (!typed) throw new UsageError(`sign-and-send: name the JSON file to send\n\n${usage}`);
   const file = commandLinePath(typed);
   if (positionals.length > 1) throw new UsageError(`one file at a time; got ${positionals.length}`);
   // Where npm start's receiver listens: RECEIVER_HOST (or HOST), RECEIVER_PORT and WEBHOOK_PATH, as

@@ -1,4 +1,5 @@
 import { SingleBar, Presets } from 'cli-progress';
+import { statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
@@ -18,6 +19,30 @@ export function commandLinePath(path: string): string {
   const atRoot = process.env.npm_lifecycle_event !== undefined && process.cwd() === checkoutRoot;
   const typedIn = atRoot ? process.env.INIT_CWD : undefined;
   return resolve(typedIn || process.cwd(), path);
+}
+
+/** Why a path named on the command line cannot be read, in the operator's words. */
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+/**
+ * The file or folder `path` names (UsageError `cannot read <path>: <why>`, exit 2, when it cannot
+ * be looked at). Every failure read as "no such file" before: a folder the operator may not
+ * search was reported missing.
+ */
+export function statOperand(path: string): Stats {
+  try {
+    return statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    throw new UsageError(`cannot read ${path}: ${UNREADABLE[code] ?? (code || String(error))}`);
+  }
 }
 
 /** The checkout's root: where `npm run` runs the scripts. */

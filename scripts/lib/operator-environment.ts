@@ -1,14 +1,18 @@
+import { envValue } from '../../shared/config/parse-env.ts';
+
 /**
  * The operator's variables `npm start` hands its services over its own development values: all
  * but `stale` (this stack's server URLs of an earlier run, staleStackUrls) and those set empty. An
  * empty value counts as unset in every service (docs/configuration.md), so passed on it replaced
  * the stack's value with nothing: an exported `WEBHOOK_SECRETS=` stopped the receiver, and
- * `WEBHOOK_ALLOWLIST=` turned the allowlist on and refused every local delivery. Pure.
+ * `WEBHOOK_ALLOWLIST=` turned the allowlist on and refused every local delivery. Blank is empty, as
+ * the services read it (envValue): a CRLF env file sourced by a shell leaves `REDIS_URL=\r`, which
+ * passed on kept the stack from starting its own Redis. Pure.
  */
 export function operatorEnvironment(env: NodeJS.ProcessEnv, stale: readonly string[]): NodeJS.ProcessEnv {
   return Object.fromEntries(
     Object.entries(env).filter(
-      ([variable, value]) => value !== undefined && value !== '' && !stale.includes(variable),
+      ([variable]) => envValue(env, variable) !== undefined && !stale.includes(variable),
     ),
   );
 }

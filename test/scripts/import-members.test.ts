@@ -323,6 +323,15 @@ describe('scripts/import-members.ts', function () {
       expect(result.code).to.equal(2);
       expect(result.stderr).to.equal(`cannot read ${join(dir, 'nope.csv')}: no such file\n`);
     });
+    it('a path through a file exits 2 saying so, not that the file is missing', async () => {
+      const file = join(dir, 'a-file.csv');
+      writeFileSync(file, 'communityId,userId\n');
+      const result = await run([join(file, 'members.csv')]);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.equal(
+        `cannot read ${join(file, 'members.csv')}: a part of the path is a file, not a folder\n`,
+      );
+    });
     it('an --as-of that is not an ISO 8601 time of a real day exits 2', async () => {
       const file = join(dir, 'as-of.csv');
       writeFileSync(file, 'communityId,userId\nc-1,u-1\n');

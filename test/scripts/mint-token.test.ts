@@ -88,6 +88,28 @@ describe('scripts/mint-token.ts', () => {
     expect((await verify(result.stdout.trim())).userId).to.equal('alice');
   });
 
+  // With JWT_SECRET the tray verifies HS256 unless JWT_ALGORITHMS lists more: an HS512 token was
+  // printed with exit 0 and no word, and every call with it was refused with 401.
+  it('warns when the tray as configured here would refuse the algorithm, and still prints the token', async () => {
+    const hs512 = await runScript(
+      'scripts/mint-token.ts',
+      ['--user', 'alice', '--alg', 'HS512'],
+      cleanEnv({ JWT_SECRET: SECRET }),
+    );
+    expect(hs512.code, hs512.stderr).to.equal(0);
+    expect(hs512.stdout.trim().split('.')).to.have.lengthOf(3);
+    expect(hs512.stderr).to.equal(
+      'warning: a tray with JWT_ALGORITHMS unset refuses HS512 tokens (401): list HS512 in its JWT_ALGORITHMS\n',
+    );
+    const listed = await runScript(
+      'scripts/mint-token.ts',
+      ['--user', 'alice', '--alg', 'HS512'],
+      cleanEnv({ JWT_SECRET: SECRET, JWT_ALGORITHMS: 'HS256, HS512' }),
+    );
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(listed.stderr).to.equal('');
+  });
+
   it('mints an RS256 token with --private-key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mint-'));
     try {

@@ -32,6 +32,8 @@ describe('scripts/sign-and-send.ts', () => {
       const env = cleanEnv({ STACK_DATA_DIR: dir, WEBHOOK_SECRET: 'a-secret' });
       for (const [args, code, says] of [
         [[file, '--colour'], 2, "Unknown option '--colour'"],
+        // The usage alone did not say what was wrong.
+        [[], 2, 'sign-and-send: name the JSON file to send'],
         [[join(dir, 'missing.json')], 2, `cannot read ${join(dir, 'missing.json')}`],
         // One file a call: a second would silently not be sent.
         [[file, file], 2, 'one file at a time; got 2'],

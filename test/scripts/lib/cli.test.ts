@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cleanEnv, repoRoot } from '../../support/run-script.ts';
@@ -135,5 +135,38 @@ describe('commandLinePath', () => {
     expect(
       resolvedIn(repoRoot, { npm_lifecycle_event: 'replay', INIT_CWD: '/srv/ops' }, '/abs/spool'),
     ).to.equal('/abs/spool');
+  });
+});
+
+// Every failure to look at a path read "no such file": a folder the operator may not search, or
+// a path through a file, was reported missing, and the operator looked for the wrong fault.
+describe('statOperand', () => {
+  it('names why a path cannot be read, and answers what it names otherwise', async () => {
+    const { statOperand } = await import('../../../scripts/lib/cli.ts');
+    const { UsageError } = await import('../../../shared/errors/usage-error.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'stat-operand-'));
+    try {
+      const file = join(dir, 'members.csv');
+      writeFileSync(file, 'communityId,userId\n');
+      expect(statOperand(file).isFile()).to.equal(true);
+      expect(statOperand(dir).isDirectory()).to.equal(true);
+      const why = (path: string) => {
+        try {
+          statOperand(path);
+        } catch (error) {
+          expect(error).to.be.instanceOf(UsageError);
+          return (error as Error).message;
+        }
+        return 'read';
+      };
+      expect(why(join(dir, 'nope.csv'))).to.equal(`cannot read ${join(dir, 'nope.csv')}: no such file`);
+      expect(why(join(file, 'x'))).to.equal(
+        `cannot read ${join(file, 'x')}: a part of the path is a file, not a folder`,
+      );
+      symlinkSync(join(dir, 'loop'), join(dir, 'loop'));
+      expect(why(join(dir, 'loop'))).to.equal(`cannot read ${join(dir, 'loop')}: too many symbolic links`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

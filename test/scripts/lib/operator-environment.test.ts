@@ -11,10 +11,11 @@ describe('operatorEnvironment', () => {
 
   // Empty counts as unset in every service: passed on, `WEBHOOK_SECRETS=` stopped the receiver
   // and `WEBHOOK_ALLOWLIST=` refused every local delivery, instead of the stack's own values.
-  it('leaves out a variable set empty, so the stack’s own value applies', () => {
+  it('leaves out a variable set empty or blank, so the stack’s own value applies', () => {
     expect(
       operatorEnvironment(
-        { WEBHOOK_SECRETS: '', WEBHOOK_ALLOWLIST: '', JWT_SECRET: '', TRAY_DEMO: 'off' },
+        // Blank too: a CRLF env file sourced by a shell leaves a carriage return.
+        { WEBHOOK_SECRETS: '', WEBHOOK_ALLOWLIST: ' ', JWT_SECRET: '', REDIS_URL: '\r', TRAY_DEMO: 'off' },
         [],
       ),
     ).to.deep.equal({ TRAY_DEMO: 'off' });
