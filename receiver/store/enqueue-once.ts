@@ -2,6 +2,7 @@ import type Bull from 'bull';
 import { Cluster } from 'ioredis';
 import { internalsOf } from '../../shared/queue/bull-queue-internals.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { askAgain } from '../../shared/redis/watch-redis-nodes.ts';
 import {
   webhookJobOptions,
   type EncodedWebhookJob,
@@ -38,7 +39,7 @@ export class ReplicaFence {
   readonly waitMs: number;
   /**
    * Told once when the Redis user may not run ROLE (an ACL without @dangerous, as many managed
-   * services grant): the fence then cannot tell a master without a replica, and waits on every call.
+   * services grant, or ROLE renamed away): the fence then cannot tell a master without a replica, and waits on every call.
    */
   readonly onRoleRefused: ((message: string) => void) | undefined;
   roleRefused = false;
@@ -191,11 +192,11 @@ async function fencedCall(
   if (waitFor > 0) pipeline.call('WAIT', waitFor, fence.waitMs);
   const replies = (await pipeline.exec()) ?? [];
   const [roleError] = replies[0] ?? [];
-  // ROLE only informs the fence: refused on its own (NOPERM), the script's and WAIT's replies
-  // still decide. Thrown, it failed every call whose events the script had queued, and the spool
-  // drained none of them, ever. An error of the node itself (MOVED, a demoted master) fails the
-  // script too, and is thrown below.
-  const roleRefused = roleError !== null && roleError !== undefined && /^NOPERM\b/.test(roleError.message);
+  // ROLE only informs the fence: refused on its own (NOPERM from an ACL, or an unknown command where
+  // it was renamed away), the script's and WAIT's replies still decide. Thrown, it failed every call
+  // whose events the script had queued, and the spool drained none of them, ever. An error of the
+  // node itself (LOADING, a demoted master) fails the script too, and is thrown below.
+  const roleRefused = roleError instanceof Error && !askAgain(roleError);
   if (roleRefused && !fence.roleRefused) fence.onRoleRefused?.(roleError.message);
   fence.roleRefused ||= roleRefused;
   const failed = replies.find(([error], index) => error && !(index === 0 && roleRefused))?.[0];

@@ -204,6 +204,8 @@ export interface RedisOptions {
    * Unset (tests, benches): no password.
    */
   password?: string;
+  /** More redis-server arguments after these (tests: a replica's `--replicaof`, a renamed command). */
+  args?: readonly string[];
   onSpawn?: OnSpawn;
 }
 
@@ -246,6 +248,7 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
     options.maxmemoryPolicy ?? 'noeviction',
     '--daemonize',
     'no',
+    ...(options.args ?? []),
   ];
   const { child, log } = launch('redis', 'redis-server', args, options.dir);
   const stop = stopper(child);

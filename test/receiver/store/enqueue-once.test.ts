@@ -2,12 +2,17 @@ import type Bull from 'bull';
 import { expect } from 'chai';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   dedupeMarkKey,
   enqueueMany,
   enqueueOnce as enqueueDecoded,
+  ReplicaFence,
   type EnqueueTarget,
 } from '../../../receiver/store/enqueue-once.ts';
+import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import {
   createWebhookQueue,
   encodeWebhookJob,
@@ -179,5 +184,58 @@ describe('enqueueOnce', () => {
       await Promise.all([enqueueOnce(target, job('a4')), enqueueOnce(target, job('a4'))]);
       expect(await receiverQueue.queue.getWaitingCount()).to.equal(before + 1);
     });
+  });
+});
+
+// A server where ROLE is renamed away (`rename-command ROLE ""`, as some hardened or proxied
+// deployments have) answers "ERR unknown command". Only NOPERM was taken for a refusal: every
+// fenced enqueue the script had queued failed all the same, was spooled, and the spool never drained.
+describe('enqueueOnce fenced, on a master whose ROLE is renamed away', function () {
+  this.timeout(30_000);
+  const servers: LocalServer[] = [];
+  let dir: string;
+  let receiverQueue: ReceiverQueue;
+  const prefix = 'role-renamed';
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'enqueue-no-role-'));
+    const renamed = ['--rename-command', 'ROLE', '""'];
+    const primary = await startRedis({ dir: join(dir, 'primary'), args: renamed });
+    servers.push(primary);
+    const replica = await startRedis({
+      dir: join(dir, 'replica'),
+      args: [...renamed, '--replicaof', '127.0.0.1', String(primary.port)],
+    });
+    servers.push(replica);
+    receiverQueue = createReceiverQueue(primary.url, prefix);
+    const admin = receiverQueue.client;
+    if (admin.status !== 'ready') await new Promise((resolve) => admin.once('ready', resolve));
+    // The replica has taken the primary's data set (online, past its first sync): WAIT counts it.
+    const deadline = Date.now() + 20_000;
+    while (!/^slave0:.*state=online/m.test(await admin.info('replication'))) {
+      if (Date.now() > deadline) throw new Error('the replica did not attach');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  after(async () => {
+    await receiverQueue?.close();
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('queues, waiting for the replica, and says once that ROLE is refused', async () => {
+    const told: string[] = [];
+    const target: EnqueueTarget = {
+      queue: receiverQueue.queue,
+      redis: receiverQueue.client,
+      markPrefix: prefix,
+      dedupeSeconds: 60,
+      fence: new ReplicaFence(2_000, (message) => told.push(message)),
+    };
+    expect(await enqueueOnce(target, job('r1'))).to.equal('queued');
+    expect(await enqueueOnce(target, job('r1'))).to.equal('duplicate');
+    expect(await enqueueOnce(target, job('r2'))).to.equal('queued');
+    expect(told).to.have.lengthOf(1);
+    expect(told[0]).to.match(/unknown command/i);
+    expect(await receiverQueue.queue.getWaitingCount()).to.equal(2);
   });
 });
