@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isSegmentName } from './segment-files.ts';
 
 /**
  * Every receiver process spools into a folder of its own under SPOOL_DIR, `instance-<random>`, so
@@ -15,6 +16,15 @@ const instancePattern = /^instance-[0-9a-f]{12}$/;
 export const newInstanceName = () => `instance-${randomBytes(6).toString('hex')}`;
 
 export const ownerSocketPath = (root: string, instance: string) => join(root, `${instance}.sock`);
+
+/**
+ * Whether `name`, an entry of SPOOL_DIR, is the spool's own: an instance folder, its owner socket,
+ * or a segment a receiver from before the instance folders wrote there.
+ */
+export const isSpoolEntry = (name: string) =>
+  instancePattern.test(name) ||
+  (name.endsWith('.sock') && instancePattern.test(name.slice(0, -5))) ||
+  isSegmentName(name);
 
 /** The instance folders under `root`, and the instances whose socket file is there, sorted by name. */
 export async function listInstances(root: string): Promise<{ folders: string[]; sockets: string[] }> {

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, chmod, mkdir, open, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, chmod, mkdir, open, readdir, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import {
@@ -14,7 +14,7 @@ import {
   syncDirectory,
 } from './segment-files.ts';
 import { adoptOrphanedSegments, type OnForeignEntry } from './adopt-orphaned-segments.ts';
-import { newInstanceName, ownerSocketPath, stoppedMarkName } from './instance-folders.ts';
+import { isSpoolEntry, newInstanceName, ownerSocketPath, stoppedMarkName } from './instance-folders.ts';
 import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
 import { spoolDirStep } from './spool-dir-error.ts';
 import { SpoolClosedError } from './spool-closed-error.ts';
@@ -601,12 +601,18 @@ async function openInstance(
  * Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
  * when the folder existed before with a wider mode. A folder of another user's that the receiver
  * may write in (a Kubernetes emptyDir is root's and 0777) is not the receiver's to change: there
- * the files themselves, 0600, keep the payloads private.
+ * the instance folders (0700) and the files (0600) keep the payloads private. Nor is a folder
+ * shared with anything else: one with the sticky bit (SPOOL_DIR=/tmp, for a receiver run as root,
+ * lost /tmp's 1777 and every other user's use of it), or one holding more than the spool's own
+ * entries (SPOOL_DIR=. made the working folder 0700).
  */
 async function makePrivateIfOwned(dir: string): Promise<void> {
   const folder = await stat(dir);
   if (!folder.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-  if (folder.uid === process.getuid?.() && (folder.mode & 0o077) !== 0) await chmod(dir, 0o700);
+  if (folder.uid !== process.getuid?.() || (folder.mode & 0o077) === 0 || (folder.mode & 0o1000) !== 0)
+    return;
+  const others = (await readdir(dir)).filter((name) => !isSpoolEntry(name));
+  if (others.length === 0) await chmod(dir, 0o700);
 }
 
 /** Writes the folder's stopped mark (instance-folders.ts), durably. */

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
  */
 const segmentPattern = /^segment-(\d{12})\.ndjson$/;
 
+export const isSegmentName = (name: string) => segmentPattern.test(name);
 export const segmentName = (seq: number) => `segment-${String(seq).padStart(12, '0')}.ndjson`;
 
 export interface SegmentFile {

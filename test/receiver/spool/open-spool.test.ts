@@ -1064,6 +1064,36 @@ describe('the spool', () => {
       await spool.close();
     });
 
+    // SPOOL_DIR=/tmp for a receiver run as root took /tmp's 1777 away from every other user, and
+    // SPOOL_DIR=. made the working folder 0700: a folder shared with anything else is left as it is.
+    it('leaves the mode of a folder shared with other things (sticky, or holding more than the spool)', async () => {
+      const sticky = join(dir, 'sticky');
+      mkdirSync(sticky);
+      chmodSync(sticky, 0o1777);
+      const shared = join(dir, 'shared');
+      mkdirSync(shared, { mode: 0o755 });
+      chmodSync(shared, 0o755);
+      writeFileSync(join(shared, 'notes.txt'), 'not the spool’s');
+      for (const [folder, before] of [
+        [sticky, 0o1777],
+        [shared, 0o755],
+      ] as const) {
+        const spool = await openSpool(folder);
+        await spool.append(job(1));
+        expect(statSync(folder).mode & 0o7777, folder).to.equal(before);
+        expect(mode(spool.dir)).to.equal(0o700);
+        await spool.close();
+      }
+      // A folder of the spool's own entries only is still made private.
+      const own = join(dir, 'own');
+      mkdirSync(own, { mode: 0o755 });
+      chmodSync(own, 0o755);
+      mkdirSync(join(own, 'instance-0123456789ab'), { mode: 0o700 });
+      const spool = await openSpool(own);
+      expect(mode(own)).to.equal(0o700);
+      await spool.close();
+    });
+
     // A Kubernetes emptyDir is root's and 0777; a volume shared through fsGroup is not the
     // receiver's either. Its mode is not the receiver's to change, and the spool must still work.
     it('opens in a folder it may write but does not own, leaving its mode, and spools into a 0700 folder of its own', async () => {
