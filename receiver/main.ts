@@ -80,6 +80,7 @@ const server = await listenedOrExit(
     requestTimeoutMs: 15_000,
     keepAliveTimeoutMs: config.RECEIVER_KEEPALIVE_TIMEOUT_MS,
     portVariable: 'RECEIVER_PORT',
+    logger,
     hostVariable: listenHostVariable(config, 'RECEIVER_HOST', config.RECEIVER_HOST),
   }),
 );

@@ -22,7 +22,12 @@ export async function listenMetrics(
   app.use(createMetricsRouter(deps.registry, { kind: 'open' }));
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));
-  const server = await listen(app, { port, host: '127.0.0.1', portVariable: 'METRICS_PORT' });
+  const server = await listen(app, {
+    port,
+    host: '127.0.0.1',
+    portVariable: 'METRICS_PORT',
+    logger: deps.logger,
+  });
   deps.logger.info({ port, host: '127.0.0.1' }, 'metrics listening');
   return server;
 }

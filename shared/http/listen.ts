@@ -6,6 +6,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { LOOPBACK } from '../config/listen-config.ts';
 import { AppError, errorBody } from '../errors/app-error.ts';
@@ -54,6 +55,8 @@ export interface ListenOptions {
   portVariable?: string;
   /** The variable that chose the host (RECEIVER_HOST, HOST, ...), named when the address is the problem. */
   hostVariable?: string | undefined;
+  /** Where the listener's errors after start-up go (a process warning on stderr without). */
+  logger?: Logger;
 }
 
 /**
@@ -132,10 +135,22 @@ export async function listen(app: RequestListener, options: ListenOptions): Prom
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code ? new ListenError(host, options.port, error.code, options) : error),
-    );
+    const failed = (error: NodeJS.ErrnoException) =>
+      reject(error.code ? new ListenError(host, options.port, error.code, options) : error);
+    server.once('error', failed);
+    server.once('listening', () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+  // Once listening, an error is one of accepting a connection (EMFILE: the process is out of file
+  // descriptors), and Node goes on listening. The start-up's listener, left on, took the first
+  // unsaid, and the second, unheard, ended the process.
+  const bound = hostPort(host, (server.address() as AddressInfo).port);
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (options.logger)
+      options.logger.error({ err: error }, `the listener on ${bound} failed: ${error.code ?? error.message}`);
+    else process.emitWarning(error);
   });
   return server;
 }

@@ -3,6 +3,7 @@ import express from 'express';
 import { Agent, get as httpGet } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { closeServer, listen, ListenError } from '../../../shared/http/listen.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 
 describe('listen()', () => {
   it('binds loopback when no host is given, so nothing is reachable from other machines by default', async () => {
@@ -124,6 +125,28 @@ describe('listen()', () => {
         'POST / HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}',
       ])
         expect((await rawRequest(port, request)).split('\r\n')[0]).to.match(/^HTTP\/1\.1 200 OK$/);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  // Once listening, Node reports a failed accept (EMFILE: out of file descriptors) as the server's
+  // 'error' and goes on listening. The start-up's one-time listener took the first unsaid; with
+  // none left, the second was thrown and ended the process.
+  it('logs each error of the listener after start-up and goes on answering', async () => {
+    const { logger, messages } = recordingLogger();
+    const app = express();
+    app.get('/', (_req, res) => res.json({}));
+    const server = await listen(app, { port: 0, logger });
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (let n = 0; n < 2; n += 1)
+        server.emit('error', Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' }));
+      expect(messages).to.deep.equal([
+        `the listener on 127.0.0.1:${port} failed: EMFILE`,
+        `the listener on 127.0.0.1:${port} failed: EMFILE`,
+      ]);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).to.equal(200);
     } finally {
       await closeServer(server);
     }
