@@ -13,6 +13,8 @@ export const opsShape = {
   METRICS_TOKEN: z
     .string()
     .min(32, { error: 'expected at least 32 characters (e.g. `openssl rand -hex 32`)' })
+    // A bearer token is one word: with a space inside, no scrape could ever present it.
+    .regex(/^\S+$/, { error: 'expected no spaces (a bearer token is one word)' })
     .optional(),
   /**
    * A second listener on 127.0.0.1 serving only `/metrics`, without a token: for a scraper on the

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors/app-error.ts';
+import { presentedBearerToken } from './bearer-token.ts';
 
 /**
  * Who may read `/metrics` on a listener. `off`: nobody (the route does not exist there); `token`:
@@ -16,9 +17,12 @@ export function metricsAccessFor(token: string | undefined): MetricsAccess {
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** The bearer token a scrape presents, if any. */
-const presentedToken = (req: Request): string | undefined =>
-  /^Bearer (\S+)$/.exec(req.get('authorization') ?? '')?.[1];
+/**
+ * The bearer token a scrape presents, if any, read as the tray's failed-login count reads it (scheme
+ * in any case, spaces around). Read more narrowly here, `bearer <the right token>` was refused while
+ * the tray counted it a wrong guess, and enough scrapes locked the scraper's address out of the API.
+ */
+const presentedToken = (req: Request): string | undefined => presentedBearerToken(req.get('authorization'));
 
 /**
  * Whether a refused scrape guessed at METRICS_TOKEN, and so counts against its address: a bearer

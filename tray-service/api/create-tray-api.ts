@@ -30,7 +30,7 @@ import { createTrayOpenApiDocument } from '../http/api-schema/tray-api-schema.ts
 import type { FailedAuthLimit } from '../../shared/http/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
 import { isTokenGuess } from '../http/auth/is-token-guess.ts';
-import { presentedBearerToken } from '../http/auth/bearer-token.ts';
+import { presentedBearerToken } from '../../shared/http/bearer-token.ts';
 import { mapRedisErrors } from '../http/map-redis-errors.ts';
 import { createAdmissionLedger } from '../http/rate-limit/admission-ledger.ts';
 import { limitPerUser, limitPerUserAhead } from '../http/rate-limit/limit-per-user.ts';

@@ -49,6 +49,17 @@ describe('metrics router', () => {
     expect(res.headers['content-type']).to.match(/^text\/plain/);
   });
 
+  // The scheme is case-insensitive (RFC 9110): `bearer <token>` was refused here while the tray's
+  // failed-login count read the same header as a wrong token.
+  it('with METRICS_TOKEN reads the scheme in any case and spaces around the token', async () => {
+    for (const header of [`bearer ${TOKEN}`, `BEARER  ${TOKEN}`, `Bearer ${TOKEN} `]) {
+      await request(appWith({ kind: 'token', token: TOKEN }))
+        .get('/metrics')
+        .set('Authorization', header)
+        .expect(200);
+    }
+  });
+
   it('open (the loopback METRICS_PORT listener) serves anyone who can connect', async () => {
     await request(appWith({ kind: 'open' }))
       .get('/metrics')

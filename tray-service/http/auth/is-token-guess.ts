@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { errors } from 'jose';
 import type { AppError } from '../../../shared/errors/app-error.ts';
-import { bearerToken } from './bearer-token.ts';
+import { bearerToken } from '../../../shared/http/bearer-token.ts';
 import { SignedTokenRefused } from './create-token-verifier.ts';
 import { TicketRefused } from './ticket-refused.ts';
 

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { bearerToken } from './bearer-token.ts';
+import { bearerToken } from '../../../shared/http/bearer-token.ts';
 import { verifiedUntil, type TokenVerifier } from './create-token-verifier.ts';
 
 /**
