@@ -60,6 +60,18 @@ export function withRedisTarget<C extends { REDIS_URL: string; QUEUE_PREFIX: str
  */
 function clusterAccess(redisUrl: string): Pick<RedisClusterTarget, 'auth' | 'tls'> {
   const url = new URL(redisUrl);
+  // A cluster has database 0 only: a `/2` meant to keep deployments apart was dropped unsaid, and
+  // theirs mixed. QUEUE_PREFIX (and the other prefixes) keep them apart there.
+  if (!/^\/?0?$/.test(url.pathname) || !['0', null].includes(url.searchParams.get('db'))) {
+    throw new ConfigError([
+      {
+        variable: 'REDIS_URL',
+        message:
+          'names a database index, which a Redis Cluster (REDIS_CLUSTER_NODES) does not have (database 0 only): ' +
+          'drop it, and keep deployments apart with QUEUE_PREFIX',
+      },
+    ]);
+  }
   const tls = url.protocol === 'rediss:' ? { tls: {} } : {};
   // A user with no password sends no AUTH, as for a single server.
   if (url.password === '') return tls;

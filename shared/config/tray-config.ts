@@ -1,5 +1,6 @@
 import { commonShape, withRedisTarget } from './common-config.ts';
 import { opsShape } from './ops-config.ts';
+import { checkSecretsApart } from './secrets-apart.ts';
 import { ConfigError } from '../errors/config-error.ts';
 import { z } from 'zod';
 import { STARTUP_WAIT_MS } from '../process/wait-for-dependency.ts';
@@ -53,6 +54,7 @@ export type TrayConfig = ReturnType<typeof loadTrayConfig>;
 export function loadTrayConfig(env: Env) {
   const config = withRedisTarget(parseEnv(trayShape, env));
   checkModerationWebhook(config);
+  checkSecretsApart(config);
   checkAdminListener(config);
   checkRetryDelays(config);
   checkListLimits(config);

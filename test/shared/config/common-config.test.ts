@@ -48,6 +48,21 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     });
   });
 
+  // A cluster has database 0 only: the /2 meant to keep two deployments apart was dropped unsaid.
+  it('refuses a database index in REDIS_URL on a cluster, naming REDIS_URL', () => {
+    const env = { REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: '{bull}' };
+    for (const index of ['/2', '?db=3', '/0?db=1'])
+      expect(() => loadTrayConfig({ ...env, REDIS_URL: `redis://:pw@ignored:1${index}` }), index).to.throw(
+        ConfigError,
+        'REDIS_URL: names a database index, which a Redis Cluster (REDIS_CLUSTER_NODES) does not have',
+      );
+    for (const index of ['', '/', '/0', '?db=0'])
+      expect(
+        loadReceiverConfig({ ...secrets, ...env, REDIS_URL: `redis://:pw@ignored:1${index}` }).redis,
+        index,
+      ).to.deep.equal({ clusterNodes: [{ host: 'a', port: 7000 }], auth: { password: 'pw' } });
+  });
+
   // new URL() takes a password with a lone "%"; decoding it threw a URIError, a stack trace
   // naming no variable.
   it('names REDIS_URL, not its password, when the password holds a "%" that starts no escape', () => {
