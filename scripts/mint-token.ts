@@ -115,7 +115,14 @@ async function main(): Promise<number> {
   // unset): a token signed otherwise was printed, exit 0, and refused with 401. Said, not refused:
   // the token may be for another deployment, configured otherwise.
   const listed = envText('JWT_ALGORITHMS');
-  const accepted = listed === undefined ? (keyFile ? undefined : ['HS256']) : listEntries(listed);
+  let accepted: readonly string[] | undefined = keyFile ? undefined : ['HS256'];
+  try {
+    if (listed !== undefined) accepted = listEntries(listed);
+  } catch (error) {
+    // A list the tray would refuse at start-up: this token is for no tray configured so.
+    process.stderr.write(`warning: JWT_ALGORITHMS: ${(error as Error).message}\n`);
+    accepted = undefined;
+  }
   if (accepted !== undefined && !accepted.includes(alg)) {
     process.stderr.write(
       `warning: a tray with ${listed === undefined ? 'JWT_ALGORITHMS unset' : `JWT_ALGORITHMS=${listed}`} ` +

@@ -50,7 +50,12 @@ export function startSoakBaseline(options: SoakBaselineOptions): SoakBaseline {
     child.once('exit', (code) => reject(new Error(`the soak baseline exited (${code})`))),
   );
   exited.catch(() => undefined);
-  const tell = (message: ToBaseline) => child.send(message);
+  // A message to a child already gone (Ctrl-C reaches it too) fails through this, not as an
+  // uncaught 'error' of the child that ended the bench before it stopped its servers.
+  child.on('error', () => undefined);
+  const tell = (message: ToBaseline) => {
+    if (child.connected) child.send(message, () => undefined);
+  };
   tell({ kind: 'start', options });
   return {
     take: () =>
@@ -62,9 +67,12 @@ export function startSoakBaseline(options: SoakBaselineOptions): SoakBaseline {
         }),
       ]),
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       tell({ kind: 'stop' });
+      // Its last query may hang on a stopping server: killed after 5 s, as stopChild does.
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited.catch(() => undefined);
+      clearTimeout(kill);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { descendants, running, untilEnded } from '../support/process-tree.ts';
+import { descendants, processesMentioning, running, untilEnded } from '../support/process-tree.ts';
 import { cleanEnv, startScript } from '../support/run-script.ts';
 
 describe('scripts/bench-soak.ts', () => {
@@ -34,6 +34,39 @@ describe('scripts/bench-soak.ts', () => {
       // may take a moment more.
       expect(await untilEnded(started)).to.deep.equal([]);
       expect(code).to.equal(143);
+    });
+  });
+
+  // Ctrl-C reaches the whole process group: the baseline's process, which has no handler, could end
+  // first, and the bench's message telling it to stop then failed as an uncaught 'error' of the
+  // child that ended the bench (exit 1) before it had stopped its servers.
+  describe('interrupted after its baseline process ended', function () {
+    this.timeout(240_000);
+    let soak: ChildProcess;
+    let started: number[] = [];
+
+    before(async () => {
+      const args = ['--minutes', '3', '--rate', '5', '--streams', '2', '--readers', '1'];
+      ({ child: soak } = await startScript('scripts/bench-soak.ts', cleanEnv(), /^soak: /m, 200_000, {
+        args,
+      }));
+      started = descendants(soak.pid ?? 0);
+    });
+    after(() => {
+      for (const pid of started.filter(running)) process.kill(pid, 'SIGKILL');
+      if (soak.exitCode === null && soak.signalCode === null) soak.kill('SIGKILL');
+    });
+
+    it('still stops the services and servers it started, and exits 130', async () => {
+      const baseline = started.filter((pid) => processesMentioning('soak-baseline.ts').includes(pid));
+      expect(baseline).to.have.lengthOf(1);
+      process.kill(baseline[0]!, 'SIGINT');
+      expect(await untilEnded(baseline)).to.deep.equal([]);
+      const exited = new Promise<number | null>((done) => soak.once('exit', (code) => done(code)));
+      soak.kill('SIGINT');
+      const code = await exited;
+      expect(await untilEnded(started)).to.deep.equal([]);
+      expect(code).to.equal(130);
     });
   });
 });

@@ -108,6 +108,15 @@ describe('scripts/mint-token.ts', () => {
     );
     expect(listed.code, listed.stderr).to.equal(0);
     expect(listed.stderr).to.equal('');
+    // A list the tray itself would refuse at start-up: said, and the token printed all the same.
+    const malformed = await runScript(
+      'scripts/mint-token.ts',
+      ['--user', 'alice'],
+      cleanEnv({ JWT_SECRET: SECRET, JWT_ALGORITHMS: 'HS256,' }),
+    );
+    expect(malformed.code, malformed.stderr).to.equal(0);
+    expect(malformed.stdout.trim().split('.')).to.have.lengthOf(3);
+    expect(malformed.stderr).to.match(/^warning: JWT_ALGORITHMS: /);
   });
 
   it('mints an RS256 token with --private-key', async () => {

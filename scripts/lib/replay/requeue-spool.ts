@@ -31,15 +31,19 @@ export interface SpoolCounts {
   cutOff: number;
 }
 
-/** Whether `file` ends in a line without its newline (a torn append). */
-async function endsCutOff(file: string): Promise<boolean> {
+/**
+ * The file's size now, and whether it ends there in a line without its newline (a torn append).
+ * The read stops at that size too: a copy still being written would otherwise be read past the
+ * end the check looked at.
+ */
+async function sizeAndCutOff(file: string): Promise<{ size: number; cutOff: boolean }> {
   const handle = await open(file, 'r');
   try {
     const { size } = await handle.stat();
-    if (size === 0) return false;
+    if (size === 0) return { size, cutOff: false };
     const last = Buffer.alloc(1);
     await handle.read(last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
+    return { size, cutOff: last[0] !== 0x0a };
   } finally {
     await handle.close();
   }
@@ -58,8 +62,10 @@ export async function requeueSpool(
   onBytes: (bytes: number) => void,
 ): Promise<SpoolCounts> {
   const counts: SpoolCounts = { queued: 0, alreadyQueued: 0, invalid: 0, invalidLines: [], cutOff: 0 };
-  const cutOff = await endsCutOff(file);
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  const { size, cutOff } = await sizeAndCutOff(file);
+  if (size === 0) return counts;
+  const input = createReadStream(file, { encoding: 'utf8', end: size - 1 });
+  const lines = createInterface({ input, crlfDelay: Infinity });
   let lineNo = 0;
   let bytes = 0;
   /** Each line is queued once the next is read: only then is it known not to be a cut-off last one. */
