@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inShrinkingBatches } from './shrinking-batches.ts';
 
 /** A table the purge empties of expired rows, and its primary key (how a batch names its rows). */
 export interface ExpiringTable {
@@ -18,7 +19,9 @@ export interface ExpiringTable {
  * writer takes its rows in key order, the expiry index lists them in any order: a deadlock), and a
  * row a writer renews while the purge waited is never deleted (PostgreSQL would re-check only the
  * key after the wait). A skipped row that stays expired goes at the next purge. `before` is in the
- * column's own type: a time for a timestamptz column, epoch ms for a bigint one.
+ * column's own type: a time for a timestamptz column, epoch ms for a bigint one. A batch that
+ * outlasts the statement timeout (1,000 events of large payloads to free) shrinks
+ * (inShrinkingBatches): it stopped every later purge at the same oldest rows.
  */
 export async function purgeInBatches(
   pool: pg.Pool,
@@ -26,16 +29,14 @@ export async function purgeInBatches(
   before: Date | number,
   batch: number,
 ): Promise<number> {
-  let purged = 0;
   const also = only === undefined ? '' : ` AND ${only}`;
-  for (;;) {
+  return inShrinkingBatches(batch, async (size) => {
     const { rowCount } = await pool.query(
       `DELETE FROM ${table} WHERE (${key}) IN (
          SELECT ${key} FROM ${table} WHERE expires_at <= $1${also} ORDER BY expires_at LIMIT $2
          FOR UPDATE SKIP LOCKED)`,
-      [before, batch],
+      [before, size],
     );
-    purged += rowCount ?? 0;
-    if ((rowCount ?? 0) < batch) return purged;
-  }
+    return { read: rowCount ?? 0, gone: rowCount ?? 0 };
+  });
 }

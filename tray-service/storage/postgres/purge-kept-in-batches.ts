@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inShrinkingBatches } from './shrinking-batches.ts';
 
 /**
  * A table whose rows live past their own expiry while something still needs them: `keptUntil` is
@@ -71,30 +72,14 @@ export async function purgeKeptInBatches(
   fullBatch: number,
 ): Promise<number> {
   const { table, keptUntil } = kept;
-  let purged = 0;
-  let batch = fullBatch;
-  for (;;) {
-    let rows: { read: number; gone: number }[];
-    try {
-      ({ rows } = await purgeBatch(pool, table, keptUntil, before, batch));
-    } catch (error) {
-      // Each row's keep check is a look-up of its own (a tombstone's thread, a mute span's user's
-      // records): rows whose checks are slow together (a thread of 50,000 kept actions and 1,000
-      // of its comments deleted) outlast the statement timeout, and the next purge would read the
-      // same oldest rows again, so the table would never be purged again. Smaller, down to one row,
-      // for the rest of this purge; a row whose own check outlasts the timeout still fails it.
-      if (!isStatementTimeout(error) || batch === 1) throw error;
-      batch = Math.max(1, Math.floor(batch / 10));
-      continue;
-    }
-    const [counts = { read: 0, gone: 0 }] = rows;
-    purged += counts.gone;
-    if (counts.read < batch) return purged;
-  }
+  // Each row's keep check is a look-up of its own (a tombstone's thread, a mute span's user's
+  // records): rows whose checks are slow together (a thread of 50,000 kept actions and 1,000 of
+  // its comments deleted) outlast the statement timeout, so batches shrink (inShrinkingBatches).
+  return inShrinkingBatches(fullBatch, async (batch) => {
+    const { rows } = await purgeBatch(pool, table, keptUntil, before, batch);
+    return rows[0] ?? { read: 0, gone: 0 };
+  });
 }
-
-/** PostgreSQL's query_canceled, as statement_timeout raises it. */
-const isStatementTimeout = (error: unknown) => (error as { code?: unknown } | null)?.code === '57014';
 
 function purgeBatch(pool: pg.Pool, table: string, keptUntil: string, before: number, batch: number) {
   return pool.query<{ read: number; gone: number }>(

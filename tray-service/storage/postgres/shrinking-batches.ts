@@ -1,0 +1,30 @@
+/** PostgreSQL's query_canceled, as statement_timeout raises it. */
+const isStatementTimeout = (error: unknown) => (error as { code?: unknown } | null)?.code === '57014';
+
+/**
+ * Runs `runBatch` over a table's expired rows, `fullBatch` at a time, until a batch reads fewer
+ * than it asked for; returns how many rows went. A batch that outlasts the statement timeout is
+ * tried again ten times smaller, down to one row, for the rest of this purge: the next purge
+ * would read the same oldest rows first, so a batch too slow together (large events' payloads to
+ * free, rows whose keep checks are slow) would leave the table never purged again. A row alone
+ * that outlasts the timeout still fails the purge.
+ */
+export async function inShrinkingBatches(
+  fullBatch: number,
+  runBatch: (batch: number) => Promise<{ read: number; gone: number }>,
+): Promise<number> {
+  let purged = 0;
+  let batch = fullBatch;
+  for (;;) {
+    let counts: { read: number; gone: number };
+    try {
+      counts = await runBatch(batch);
+    } catch (error) {
+      if (!isStatementTimeout(error) || batch === 1) throw error;
+      batch = Math.max(1, Math.floor(batch / 10));
+      continue;
+    }
+    purged += counts.gone;
+    if (counts.read < batch) return purged;
+  }
+}
