@@ -23,7 +23,7 @@ export interface ConnectionRequest {
  * token was not accepted. unavailable: worth trying again (no answer, 429, 5xx, any other answer
  * not named below, a 200 that is not an event stream), after `retryAfterMs` when the service said
  * so. fatal: a refusal that trying again cannot change (a banned user's 401, 400 for an id this
- * service never sent, 403, 404, 410).
+ * service never sent, 403, 404, 410, and the others of FINAL_STATUSES).
  */
 export type Connection =
   | { kind: 'open'; body: ReadableStream<Uint8Array> }
@@ -122,6 +122,9 @@ async function failed(response: Response, presented: 'token' | 'ticket'): Promis
 /**
  * Refusals that stay whatever the wait: a request the service will not take (400, e.g. an id it
  * never sent), one the user may not make (403), a path it does not serve (404, 410: a wrong
- * baseUrl).
+ * baseUrl), and what a server or a proxy in front of it says of the request's very form: a method
+ * it does not take there (405, 501), a body, URL or headers it will not read (411, 413, 414, 415,
+ * 422, 431), a version it does not speak (505). Tried again, each came back the same with every
+ * backoff step, for as long as the page stayed open.
  */
-const FINAL_STATUSES = new Set([400, 403, 404, 410]);
+const FINAL_STATUSES = new Set([400, 403, 404, 405, 410, 411, 413, 414, 415, 422, 431, 501, 505]);
