@@ -17,7 +17,6 @@ import {
   MEMBERSHIP_CHANGES,
 } from './collections/collection-names.ts';
 import { purgeEach } from '../purge-each.ts';
-import { deleteExpiredInBatches } from './delete-expired-in-batches.ts';
 import { purgeExpiredDecisions } from './moderation/purge-expired-decisions.ts';
 import { PurgeError } from '../purge-error.ts';
 import { purgeKeptActions } from './grouping/purge-kept-actions.ts';
@@ -29,7 +28,7 @@ import { purgeKeptTombstones } from './removals/purge-kept-tombstones.ts';
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
  * rollups and moderation decisions, write claims, stale mute locks, removals' work notes and
  * outcomes: every document whose `expiresAt` has passed, through the
- * same `expiresAt` index as the TTL deletes, a batch at a time (delete-expired-in-batches.ts). On MongoDB the TTL monitor deletes them anyway, once a
+ * same `expiresAt` index as the TTL deletes. On MongoDB the TTL monitor deletes them anyway, once a
  * minute; this is the port's purge on demand, and the only expiry on a server that refuses TTL
  * indexes (FerretDB). Readers filter `expiresAt > now` too, so an expired record is never returned
  * meanwhile. Group actors, kept actions, mute spans and tombstones have no TTL index: they go here,
@@ -40,7 +39,7 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
   const expired = { expiresAt: { $lte: now } };
   const step = (collection: string) => ({
     table: collection,
-    purge: () => deleteExpiredInBatches(db, collection, expired),
+    purge: async () => (await db.collection(collection).deleteMany(expired)).deletedCount,
   });
   // Each collection on its own (purgeEach): one that fails never keeps the others' expired documents.
   const records = await purgeEach(

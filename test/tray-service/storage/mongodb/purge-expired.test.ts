@@ -10,7 +10,7 @@ import {
   TRAY_TARGET_ACTORS,
   USER_PROFILES,
 } from '../../../../tray-service/storage/mongodb/collections/collection-names.ts';
-import type { CommandStartedEvent, Document, Filter, UpdateFilter } from 'mongodb';
+import type { Document, Filter, UpdateFilter } from 'mongodb';
 import { deletedActor } from '../../../../tray-service/domain/deleted-user.ts';
 import { purgeKeptActions } from '../../../../tray-service/storage/mongodb/grouping/purge-kept-actions.ts';
 import { renameKeptActor } from '../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
@@ -24,41 +24,6 @@ import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongo
 
 describe('purgeExpired', () => {
   const mongo = useMongo();
-
-  // One deleteMany of everything expired was one command over a whole backlog (an hour of events at
-  // a busy community's rate, more after an outage), on FerretDB the only expiry there is.
-  describe('with more expired events than one batch', () => {
-    it('deletes them a batch at a time, by id, oldest first, and keeps the others', async () => {
-      const now = new Date();
-      const events = mongo.db.collection<{ _id: string; expiresAt: Date }>(EVENTS);
-      const expiring = Array.from({ length: 2_500 }, (_, n) => ({
-        _id: `e-batch-${String(n).padStart(4, '0')}`,
-        expiresAt: new Date(now.getTime() - 60_000 - n),
-      }));
-      await events.insertMany([
-        ...expiring,
-        { _id: 'e-batch-live', expiresAt: new Date(now.getTime() + 60_000) },
-      ]);
-      const deletes: number[] = [];
-      const seen = (event: CommandStartedEvent) => {
-        if (event.databaseName !== mongo.dbName || event.commandName !== 'delete') return;
-        if (event.command.delete !== EVENTS) return;
-        const [only] = event.command.deletes as { q: { _id?: { $in?: unknown[] } } }[];
-        deletes.push(only?.q._id?.$in?.length ?? Infinity);
-      };
-      mongo.client.on('commandStarted', seen);
-      try {
-        expect((await purgeExpired(mongo.db, now)).events).to.be.at.least(2_500);
-      } finally {
-        mongo.client.off('commandStarted', seen);
-      }
-      expect(deletes).to.deep.equal([1_000, 1_000, 500]);
-      expect(await events.find({ _id: /^e-batch-/ }).toArray()).to.deep.equal([
-        { _id: 'e-batch-live', expiresAt: new Date(now.getTime() + 60_000) },
-      ]);
-      await events.deleteOne({ _id: 'e-batch-live' });
-    });
-  });
 
   // A worker of before the processing time, still running during a rolling upgrade, stores joins
   // and leaves without one after the upgrade's pass ran: never pruned, and a late leave's span

@@ -1,11 +1,10 @@
-import type { Db, Document, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
 import { MODERATION_DECISIONS } from '../collections/collection-names.ts';
-import { deleteExpiredInBatches, PURGE_BATCH } from '../delete-expired-in-batches.ts';
 import { giveDecisionsExpiry } from './migrate-decision-expiry.ts';
 
 /** Decisions deleted per round: short deletes, as the PostgreSQL adapter's batches. */
-export const PURGE_DECISIONS_BATCH = PURGE_BATCH;
+export const PURGE_DECISIONS_BATCH = 1_000;
 
 /**
  * Deletes the moderation decisions expired at `now` (their event's expiry, copied when saved),
@@ -20,8 +19,22 @@ export async function purgeExpiredDecisions(
   now: Date,
   batch = PURGE_DECISIONS_BATCH,
 ): Promise<number> {
+  const decisions = db.collection<Pick<ModerationDecisionDoc, 'expiresAt' | 'delivery'> & { _id: string }>(
+    MODERATION_DECISIONS,
+  );
   await giveDecisionsExpiry(db);
-  const pending: ModerationDecisionDoc['delivery'] = 'pending';
-  const expired: Filter<Document> = { expiresAt: { $lte: now }, delivery: { $ne: pending } };
-  return deleteExpiredInBatches(db, MODERATION_DECISIONS, expired, batch);
+  const expired = { expiresAt: { $lte: now }, delivery: { $ne: 'pending' as const } };
+  let purged = 0;
+  for (;;) {
+    const ids = (
+      await decisions
+        .find(expired, { projection: { _id: 1 } })
+        .sort({ expiresAt: 1 })
+        .limit(batch)
+        .toArray()
+    ).map((doc) => doc._id);
+    if (ids.length === 0) return purged;
+    purged += (await decisions.deleteMany({ _id: { $in: ids }, ...expired })).deletedCount;
+    if (ids.length < batch) return purged;
+  }
 }
