@@ -17,7 +17,12 @@ import { TimeoutError } from '../shared/errors/timeout-error.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { withTimeout } from '../shared/time/with-timeout.ts';
 import { commandLinePath, parseCli, statOperand, progressBar, runCli, scriptEnv } from './lib/cli.ts';
-import { failedJobIdPages, failedSoFar, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
+import {
+  ERROR_MESSAGES,
+  failedJobIdPages,
+  failedSoFar,
+  retryFailedJobs,
+} from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
 import { ReplicaFence } from '../receiver/store/enqueue-once.ts';
 
@@ -230,7 +235,8 @@ async function main(): Promise<number> {
       bar.stop();
     }
     // An error count alone says nothing to act on (Redis out of memory, a refused command).
-    for (const message of [...errorMessages].slice(0, 3)) process.stderr.write(`error: ${message}\n`);
+    for (const message of [...errorMessages].slice(0, ERROR_MESSAGES))
+      process.stderr.write(`error: ${message}\n`);
     process.stdout.write(
       `${queueName}: ${counts.moved} failed jobs moved back to waiting, ${counts.skipped} skipped ` +
         `(no longer failed), ${counts.errors} errors ${onRedis}\n`,

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { POSTGRES_SESSION_OPTIONS } from '../../tray-service/storage/postgres/connect-postgres.ts';
 import { plainPage } from './bench-api-plain.ts';
+import { stopChild } from './stop-child.ts';
 import { p99Tenths } from './quantile.ts';
 
 export interface SoakBaselineMinute {
@@ -33,7 +34,7 @@ interface SoakBaselineOptions {
   everyMs?: number;
 }
 
-type ToBaseline = { kind: 'start'; options: SoakBaselineOptions } | { kind: 'take' } | { kind: 'stop' };
+type ToBaseline = { kind: 'start'; options: SoakBaselineOptions } | { kind: 'take' };
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -66,14 +67,8 @@ export function startSoakBaseline(options: SoakBaselineOptions): SoakBaseline {
           tell({ kind: 'take' });
         }),
       ]),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      tell({ kind: 'stop' });
-      // Its last query may hang on a stopping server: killed after 5 s, as stopChild does.
-      const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited.catch(() => undefined);
-      clearTimeout(kill);
-    },
+    // It holds nothing to close in order (two connections, the figures taken): a signal ends it.
+    stop: () => stopChild(child),
   };
 }
 
@@ -90,9 +85,8 @@ function runBaseline(options: SoakBaselineOptions): void {
   sql.on('error', () => {});
   let page: number[] = [];
   let ping: number[] = [];
-  let stopped = false;
-  const loop = (async () => {
-    for (let n = 0; !stopped; n += 1) {
+  void (async () => {
+    for (let n = 0; ; n += 1) {
       const user = options.users[(n * 7919) % options.users.length] ?? '';
       const { text, values } = plainPage(user, 'inbox', undefined, options.pageSize);
       let began = performance.now();
@@ -109,23 +103,15 @@ function runBaseline(options: SoakBaselineOptions): void {
     }
   })();
   process.on('message', (message: ToBaseline) => {
-    if (message.kind === 'take') {
-      const minute: SoakBaselineMinute = {
-        barePageP99Ms: p99Tenths(page),
-        barePingP99Ms: p99Tenths(ping),
-        bareCalls: Math.min(page.length, ping.length),
-      };
-      page = [];
-      ping = [];
-      process.send?.(minute);
-    } else if (message.kind === 'stop') {
-      stopped = true;
-      void loop.then(async () => {
-        await sql.end();
-        redis.disconnect();
-        process.disconnect?.();
-      });
-    }
+    if (message.kind !== 'take') return;
+    const minute: SoakBaselineMinute = {
+      barePageP99Ms: p99Tenths(page),
+      barePingP99Ms: p99Tenths(ping),
+      bareCalls: Math.min(page.length, ping.length),
+    };
+    page = [];
+    ping = [];
+    process.send?.(minute);
   });
 }
 

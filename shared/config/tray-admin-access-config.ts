@@ -84,24 +84,18 @@ export function adminJwtKeys(admin: AdminJwtConfig, user: JwtConfig): JwtConfig 
   };
 }
 
-/** The admin JWTs' own key source, or undefined; both set, or the user tokens' secret, is an error. */
+/**
+ * The admin JWTs' own key source, or undefined; both set is an error. The user tokens' secret
+ * reused as it is refused with the other reused secrets (secrets-apart.ts).
+ */
 function ownAdminKey(config: {
   ADMIN_JWT_SECRET?: string | undefined;
   ADMIN_JWT_JWKS_URL?: string | undefined;
-  JWT_SECRET?: string | undefined;
 }): JwtKeySource | undefined {
   const { ADMIN_JWT_SECRET: secret, ADMIN_JWT_JWKS_URL: jwks } = config;
   if (secret !== undefined && jwks !== undefined) {
     throw new ConfigError([
       { variable: 'ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL', message: 'set at most one admin JWT key' },
-    ]);
-  }
-  if (secret !== undefined && secret === config.JWT_SECRET) {
-    throw new ConfigError([
-      {
-        variable: 'ADMIN_JWT_SECRET',
-        message: 'must differ from JWT_SECRET, or whoever mints user tokens could mint admin ones',
-      },
     ]);
   }
   if (secret !== undefined) {
@@ -129,7 +123,6 @@ export function resolveAdminJwt(config: {
   ADMIN_JWT_JWKS_URL?: string | undefined;
   ADMIN_JWT_MAX_TOKEN_AGE?: number | undefined;
   JWT_AUDIENCE?: string | undefined;
-  JWT_SECRET?: string | undefined;
 }): AdminJwtConfig | undefined {
   const { ADMIN_JWT_AUDIENCE: audience, ADMIN_JWT_ISSUER: issuer } = config;
   const source = ownAdminKey(config);

@@ -12,7 +12,7 @@ export interface RetryCounts {
 }
 
 /** Distinct error messages a run keeps: the first say what is wrong; thousands would say no more. */
-const ERROR_MESSAGES = 3;
+export const ERROR_MESSAGES = 3;
 
 /** Failed jobs read per call: the whole set in one would stall the Redis the receiver writes to. */
 export const FAILED_PAGE = 1_000;
