@@ -15,6 +15,9 @@
 //   5. renewals: --renewals counts of stream leases, each renewed all at once as one instance's
 //      heartbeat does; the time and failures per round, against bare ZADDs
 //      (lib/lease-renewal-scenario.ts).
+// Latency, fan-out and memory each print a baseline from the same run: the same load on two bare
+// servers (lib/bare-stream-server.ts: node:http, one INSERT, Redis PUBLISH, SSE write) over the
+// same stores, the floor the product's figures stand on.
 // --scenarios picks some of them (latency,fanout,snooze,memory,renewals: all by default).
 // Starts its own redis-server and a throwaway PostgreSQL cluster (unless REDIS_URL / DATABASE_URL
 // point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
@@ -36,6 +39,7 @@ import { commentBody } from './lib/comment-body.ts';
 import { snoozeWakeScenario } from './lib/snooze-wake-scenario.ts';
 import { leaseRenewalScenario } from './lib/lease-renewal-scenario.ts';
 import { openStream, type Stream } from './lib/sse-client.ts';
+import { startBareStreamServer, type BareStreamServer } from './lib/bare-stream-server.ts';
 
 const SCENARIOS = ['latency', 'fanout', 'snooze', 'memory', 'renewals'] as const;
 
@@ -60,6 +64,8 @@ const SECRET = 'bench-stream-secret-of-at-least-32-chars';
 const WEBHOOK_SECRET = 'bench-secret';
 
 const token = (userId: string) => hs256Token(SECRET, userId, '2h');
+/** What the baseline's bare servers do, named in every baseline line. */
+const BARE_PATH = 'node:http, one INSERT, Redis PUBLISH, SSE write';
 
 const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -121,8 +127,10 @@ runCli(async () => {
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
+  const bare: BareStreamServer[] = [];
   const stop = stopOnSignal(async () => {
     for (const stream of streams) stream.close();
+    await Promise.all(bare.map((server) => server.stop()));
     await Promise.all(children.map((child) => stopChild(child)));
     for (const server of servers.reverse()) await server.stop();
   }, dir);
@@ -156,6 +164,11 @@ runCli(async () => {
     await Promise.all(
       [receiverPort, ...trayPorts].map((port) => waitHealthy(`http://127.0.0.1:${port}/healthz`, 120_000)),
     );
+    // Two bare servers, as there are two tray processes, over the same stores.
+    if (['latency', 'fanout', 'memory'].some((name) => scenarios.has(name))) {
+      const options = { redisUrl, databaseUrl, channel: 'bench-stream-bare' };
+      bare.push(...(await Promise.all([startBareStreamServer(options), startBareStreamServer(options)])));
+    }
 
     // 1. Latency: one stream per recipient, alternating between the two tray processes.
     if (scenarios.has('latency')) {
@@ -171,27 +184,33 @@ runCli(async () => {
         if (ack !== undefined && at !== undefined) latencies.get(phase)?.push(Math.max(0, at - ack));
       };
       const recipients = Array.from({ length: numbers.recipients }, (_, i) => `u-r${i}`);
+      const onRecord = (event: string, data: string) => {
+        if (event !== 'record') return;
+        const postId = (JSON.parse(data) as { targetId: string }).targetId;
+        if (arrived.has(postId)) return;
+        arrived.set(postId, performance.now());
+        settle(postId);
+      };
       for (const [i, user] of recipients.entries()) {
         openingProgress('latency', i, recipients.length);
         const port = trayPorts[i % 2];
         streams.push(
-          await openStream(
-            `http://127.0.0.1:${port}/notifications/v3/stream`,
-            await token(user),
-            (event, data) => {
-              if (event !== 'record') return;
-              const postId = (JSON.parse(data) as { targetId: string }).targetId;
-              if (arrived.has(postId)) return;
-              arrived.set(postId, performance.now());
-              settle(postId);
-            },
-          ),
+          await openStream(`http://127.0.0.1:${port}/notifications/v3/stream`, await token(user), onRecord),
         );
       }
       await sleep(500);
       let failed = 0;
-      /** Sends `seconds` of webhooks at the rate, their post ids prefixed `phase-`; waits for them. */
-      const runPhase = async (phase: string, seconds: number) => {
+      const webhook = (postId: string, recipient: string) =>
+        sendSignedWebhook(
+          `http://127.0.0.1:${receiverPort}/webhooks`,
+          commentBody(recipient, postId, Date.now()),
+          WEBHOOK_SECRET,
+        );
+      /**
+       * Sends `seconds` of deliveries at the rate through `send` (the receiver's webhooks unless
+       * told), their post ids prefixed `phase-`; waits for them.
+       */
+      const runPhase = async (phase: string, seconds: number, send = webhook) => {
         latencies.set(phase, []);
         failed = 0;
         const total = numbers.rate * seconds;
@@ -202,9 +221,8 @@ runCli(async () => {
           const wait = due - performance.now();
           if (wait > 0) await sleep(wait);
           const postId = `${phase}-${i}`;
-          const body = commentBody(recipients[i % recipients.length] ?? 'u-r0', postId, Date.now());
           sends.push(
-            sendSignedWebhook(`http://127.0.0.1:${receiverPort}/webhooks`, body, WEBHOOK_SECRET).then(
+            send(postId, recipients[i % recipients.length] ?? 'u-r0').then(
               async (res) => {
                 await res.arrayBuffer();
                 if (res.status !== 200) failed += 1;
@@ -244,6 +262,22 @@ runCli(async () => {
       const p99 = percentile(steady.sorted, 99);
       process.stdout.write(`  ${p99 <= 1000 ? 'ok' : 'MISSED'} p99 <= 1000 ms\n`);
       if (failed > 0 || lost > 0 || !(p99 <= 1000)) failedTargets = true;
+      for (const stream of streams.splice(0)) stream.close();
+      // The baseline: the same rate and recipients on the bare servers, from a POST to the record.
+      for (const [i, user] of recipients.entries())
+        streams.push(await openStream(bare[i % 2]?.streamUrl(user) ?? '', '', onRecord));
+      await sleep(500);
+      const bareRun = await runPhase('b', numbers.seconds, (postId, recipient) =>
+        (bare[0] as BareStreamServer).send({
+          users: [recipient],
+          data: JSON.stringify({ targetId: postId }),
+        }),
+      );
+      const bareLost = bareRun.total - failed - bareRun.sorted.length;
+      process.stdout.write(
+        `  baseline, the bare path (${BARE_PATH}), the same rate and streams on 2 bare servers:\n` +
+          `  ${figures(bareRun.sorted)}${failed + bareLost > 0 ? ` - ${failed + bareLost} not delivered` : ''}\n`,
+      );
       for (const stream of streams.splice(0)) stream.close();
     }
 
@@ -314,6 +348,29 @@ runCli(async () => {
         `fan-out (ack -> SSE record on every member's stream), one post to ${members.length} members with a stream each on 2 tray processes:\n` +
           `  reached ${reached.size} of ${members.length} streams; the last ${fanMs} ms after the acknowledgement (${posted.status}) - ${fanOk ? 'ok' : 'MISSED'} <= 2000 ms\n`,
       );
+      for (const stream of fanStreams.splice(0)) stream.close();
+      // The baseline: one record to every member, each with a stream on one of the bare servers.
+      const bareReached = new Set<string>();
+      let bareLast = 0;
+      for (const [i, user] of members.entries()) {
+        fanStreams.push(
+          await openStream(bare[i % 2]?.streamUrl(user) ?? '', '', (event) => {
+            if (event !== 'record' || bareReached.has(user)) return;
+            bareReached.add(user);
+            bareLast = performance.now();
+          }),
+        );
+      }
+      await sleep(1_000);
+      const bareAnswer = await (bare[0] as BareStreamServer).send({ users: members, data: '{}' });
+      await bareAnswer.arrayBuffer();
+      const bareAck = performance.now();
+      const bareDeadline = bareAck + 30_000;
+      while (bareReached.size < members.length && performance.now() < bareDeadline) await sleep(20);
+      process.stdout.write(
+        `  baseline, the bare path (${BARE_PATH}), one record to every member on 2 bare servers:\n` +
+          `  reached ${bareReached.size} of ${members.length} streams; the last ${Math.round(bareLast - bareAck)} ms after the acknowledgement (${bareAnswer.status})\n`,
+      );
       for (const stream of fanStreams) stream.close();
     }
 
@@ -339,8 +396,7 @@ runCli(async () => {
       const holdIdle = async (
         what: string,
         pid: number,
-        port: number | undefined,
-        users: string,
+        open: (i: number) => Promise<Stream>,
         limitMb?: number,
       ) => {
         await sleep(2_000);
@@ -348,13 +404,7 @@ runCli(async () => {
         const held: Stream[] = [];
         for (let i = 0; i < numbers.idle; i += 1) {
           openingProgress('idle', i, numbers.idle);
-          held.push(
-            await openStream(
-              `http://127.0.0.1:${port}/notifications/v3/stream`,
-              await token(`${users}${i}`),
-              () => undefined,
-            ),
-          );
+          held.push(await open(i));
         }
         streams.push(...held);
         await sleep(3_000);
@@ -368,13 +418,28 @@ runCli(async () => {
         if (limitMb !== undefined && !(after <= limitMb)) failedTargets = true;
         for (const stream of held) stream.close();
       };
-      await holdIdle('one tray process (API and worker)', trays[0]?.pid ?? 0, trayPorts[0], 'u-idle');
+      const trayStream = (port: number | undefined, users: string) => async (i: number) =>
+        openStream(`http://127.0.0.1:${port}/notifications/v3/stream`, await token(`${users}${i}`), () => {});
+      await holdIdle(
+        'one tray process (API and worker)',
+        trays[0]?.pid ?? 0,
+        trayStream(trayPorts[0], 'u-idle'),
+      );
       const apiPort = await freePort();
       const apiOnly = start('tray-service/main.ts', { TRAY_PORT: String(apiPort), TRAY_ROLE: 'api' });
       await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, 120_000);
       // The target is for the default 10,000 streams on a stream server of its own.
       const limitMb = numbers.idle >= 10_000 ? 500 : undefined;
-      await holdIdle('a stream server (TRAY_ROLE=api)', apiOnly.pid ?? 0, apiPort, 'u-api', limitMb);
+      await holdIdle(
+        'a stream server (TRAY_ROLE=api)',
+        apiOnly.pid ?? 0,
+        trayStream(apiPort, 'u-api'),
+        limitMb,
+      );
+      const bareOne = bare[0] as BareStreamServer;
+      await holdIdle(`baseline, a bare server (${BARE_PATH})`, bareOne.pid, (i) =>
+        openStream(bareOne.streamUrl(`u-bare${i}`), '', () => {}),
+      );
     }
 
     // 5. Lease renewals: one instance's heartbeat with that many streams, against Redis alone.
