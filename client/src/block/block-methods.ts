@@ -54,16 +54,19 @@ export function blockMethods(send: Send): BlockMethods {
     },
     async *blocked(options = {}) {
       let token: BlockEntry | null = null;
+      // Every token asked with: one given again (a proxy's cached page, a faulty service going
+      // round a cycle) would fetch the same pages for ever. Checked before the page's entries are
+      // handed out a second time.
+      const asked = new Set<string>();
       do {
         const page: BlockListPage = await blockedPage(token, options);
         const next: BlockEntry | null = page.results.length > 0 ? page.paginationToken : null;
-        // A token that does not move (a proxy's cached page, a faulty service) would fetch the same
-        // page for ever; checked before the page's entries are handed out a second time.
-        if (next !== null && token !== null && next.blocked_userId === token.blocked_userId)
+        if (token !== null) asked.add(token.blocked_userId);
+        if (next !== null && asked.has(next.blocked_userId))
           throw new TrayApiError(
             200,
             0,
-            `blocked: the page after ${token.blocked_userId} gave the same token again`,
+            `blocked: the page after ${token?.blocked_userId ?? 'the first'} gave the token ${next.blocked_userId} it had given before`,
           );
         yield* eachUntilAborted(page.results, options.signal);
         token = next;

@@ -81,15 +81,14 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
       let startAfter = options.startAfter;
       for (;;) {
         const page = await historyPage(startAfter, options.view, options);
-        // Each page lies strictly below the one before (1 asks for the first): a cursor that does
-        // not go down (a proxy's cached page, a faulty service) would fetch the same page for ever.
-        // Checked before the page's records are handed out, which would repeat the page's before.
-        if (
-          page.nextPage !== 0 &&
-          startAfter !== undefined &&
-          startAfter !== 1 &&
-          page.nextPage >= startAfter
-        )
+        // Each page lies strictly below the one before: a cursor that does not go down (a proxy's
+        // cached page, a faulty service) would fetch the same page for ever. 1 asks for the first
+        // page, so a page answering 1 goes back to the top. Checked before the page's records are
+        // handed out, which would repeat the page's before.
+        const goesBack =
+          page.nextPage === 1 ||
+          (startAfter !== undefined && startAfter !== 1 && page.nextPage >= startAfter);
+        if (page.nextPage !== 0 && goesBack)
           throw new TrayApiError(
             200,
             0,

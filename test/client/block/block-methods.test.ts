@@ -95,10 +95,31 @@ describe('the client’s blocked() against a scripted server', () => {
       for await (const entry of client.blocked()) yielded.push(entry);
     };
     await expect(walk())
-      .to.be.rejectedWith(TrayApiError, /gave the same token again/)
+      .to.be.rejectedWith(TrayApiError, /gave the token b-1 it had given before/)
       .and.eventually.include({ status: 200, code: 0 });
     expect(pages).to.equal(2);
     // The repeated page's entry is not handed out a second time.
     expect(yielded).to.have.lengthOf(1);
+  });
+
+  it('throws when the tokens go round in a cycle, instead of looping', async () => {
+    let pages = 0;
+    const baseUrl = await servers.serve((_req, res) => {
+      pages += 1;
+      // b-1, b-2, b-1, b-2...: each differs from the one before it.
+      const entry: BlockEntry = { netid_uid: 'net_u', blocked_userId: `b-${((pages - 1) % 2) + 1}` };
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ results: [entry], paginationToken: entry }));
+    });
+    const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+    const yielded: string[] = [];
+    const walk = async () => {
+      for await (const entry of client.blocked()) yielded.push(entry.blocked_userId);
+    };
+    await expect(walk())
+      .to.be.rejectedWith(TrayApiError, /gave the token b-1 it had given before/)
+      .and.eventually.include({ status: 200, code: 0 });
+    expect(pages).to.equal(3);
+    expect(yielded).to.deep.equal(['b-1', 'b-2']);
   });
 });

@@ -251,4 +251,25 @@ describe('the client’s history() against a scripted server', () => {
     // The repeated page's record is not handed out a second time.
     expect(yielded).to.have.lengthOf(1);
   });
+  it('throws when a page answers nextPage 1, which asks for the first page again, instead of looping', async () => {
+    const asked: string[] = [];
+    const baseUrl = await servers.serve((req, res) => {
+      const startAfter = new URL(req.url ?? '/', 'http://scripted').searchParams.get('startAfter');
+      asked.push(startAfter ?? '');
+      // Every page points at 1, the service's first page: top, 1, top, 1... for ever.
+      const page = { totalPages: 2, nextPage: 1, data: [record(startAfter ?? 'top', 5_000)] };
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(page));
+    });
+    const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+    const yielded: string[] = [];
+    const walk = async () => {
+      for await (const one of client.history({ startAfter: 9_000 })) yielded.push(one.v_tarid_uid);
+    };
+    await expect(walk())
+      .to.be.rejectedWith(TrayApiError, /nextPage 1, which does not go below/)
+      .and.eventually.include({ status: 200, code: 0 });
+    expect(asked).to.deep.equal(['9000']);
+    expect(yielded).to.have.lengthOf(0);
+  });
 });
