@@ -84,9 +84,9 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
     async open(principal, now) {
       const id = randomBytes(32).toString('base64url');
       const csrfToken = randomBytes(32).toString('base64url');
-      const maxAgeMs = Math.min(
-        options.ttlMs,
-        principal.kind === 'jwt' ? principal.expiresAt - now : options.ttlMs,
+      // Whole milliseconds: Redis takes no other PX, and a JWT's exp may have a fraction.
+      const maxAgeMs = Math.floor(
+        Math.min(options.ttlMs, principal.kind === 'jwt' ? principal.expiresAt - now : options.ttlMs),
       );
       // The credential passed its check a moment ago and has expired since (its last second):
       // refused as an expired one is, not as a failure of the service.

@@ -84,6 +84,22 @@ describe('admin sessions opened with an admin JWT, across a change of the admin 
     await request(own).get('/admin/session').set('Cookie', cookie).expect(401);
   });
 
+  // The JWT spec allows a fractional exp, and some issuers write one (Python's time.time() + 3600):
+  // the session's lifetime came out fractional, Redis refused it and sign-in answered 500.
+  it('opens a session for a JWT whose exp has a fraction of a second', async () => {
+    const app = started({ ADMIN_JWT_SECRET: ADMIN_KEY });
+    const fractional = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('ops-ana')
+      .setAudience(PAIR.ADMIN_JWT_AUDIENCE)
+      .setIssuer(PAIR.ADMIN_JWT_ISSUER)
+      .setExpirationTime(Date.now() / 1000 + 600.123456)
+      .sign(new TextEncoder().encode(ADMIN_KEY));
+    const cookie = await signIn(app, fractional);
+    const session = await request(app).get('/admin/session').set('Cookie', cookie).expect(200);
+    expect(session.body.expiresAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/);
+  });
+
   it('lasts across a restart with the same key', async () => {
     const cookie = await signIn(
       started({ ADMIN_JWT_SECRET: ADMIN_KEY }),
