@@ -40,6 +40,8 @@ export interface LiveTrayDeps {
   catchUpMs?: number;
   /** Tests shorten it; 30 s otherwise. */
   ticketTtlSeconds?: number;
+  /** Tests shorten it (StreamHubDeps.maxBufferedBytes). */
+  maxBufferedBytes?: number;
 }
 
 /** The live tray of one API instance: its streams, and how its own writes are announced. */
@@ -83,6 +85,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
       ? {}
       : { subscriberPingTimeoutMs: deps.subscriberPingTimeoutMs }),
     ...(deps.catchUpMs === undefined ? {} : { catchUpMs: deps.catchUpMs }),
+    ...(deps.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: deps.maxBufferedBytes }),
   });
   return {
     hub,

@@ -63,6 +63,8 @@ export interface StreamHubDeps {
   now: () => number;
   /** Comment line interval (default 15 s); also renews the streams' slot leases. */
   heartbeatMs?: number;
+  /** Bytes buffered for a stream's client past which it is ended (default 1 MiB: MAX_BUFFERED). */
+  maxBufferedBytes?: number;
   /** How far behind the clock a quiet stream's id is moved at its heartbeats (default QUIET_MS). */
   quietMs?: number;
   /** How often open streams are checked against the ban list (default 1 s). */
@@ -167,6 +169,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     messages: deps.messages,
     sent: (event: string) => metrics.events.inc({ event }),
     overflow: (session: StreamSession) => end(session),
+    ...(deps.maxBufferedBytes === undefined ? {} : { maxBuffered: deps.maxBufferedBytes }),
   };
 
   /** Runs `task` after the user's earlier tasks; a failure is logged, never thrown. */
@@ -686,7 +689,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       for (const session of sessions) {
         session.comment('heartbeat');
         if (session.stream.cursor.at < now() - quietMs) moveQuiet(session);
-        open.push(session);
+        // Ended by its heartbeat (its client stopped reading): its lease is not taken again.
+        if (!session.closed) open.push(session);
       }
     }
     if (renewing) return;

@@ -96,13 +96,15 @@ export interface SessionHooks {
   sent: (event: string) => void;
   /** The client reads too slowly: the hub ends the stream (the client reconnects and resumes). */
   overflow: (session: StreamSession) => void;
+  /** Bytes buffered for a client past which it reads too slowly (MAX_BUFFERED unless told). */
+  maxBuffered?: number;
 }
 
 /** Removals a stream remembers (doubts), newest kept: a few kilobytes a stream at most. */
 export const REMEMBERED_REMOVALS = 256;
 
 /** A stream whose client reads slower than this many buffered bytes is closed. */
-const MAX_BUFFERED = 1 << 20;
+export const MAX_BUFFERED = 1 << 20;
 /** How long an ended stream's last bytes may wait for a client that does not read them. */
 const END_GRACE_MS = 10_000;
 /** How long a page of a catch-up may wait for a client that does not read it. */
@@ -157,6 +159,11 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     return { ids, behind };
   }
 
+  const maxBuffered = hooks.maxBuffered ?? MAX_BUFFERED;
+  /** After each write: a client past maxBuffered reads too slowly (a paced send waits instead). */
+  const checkBuffered = () => {
+    if (!pacing && res.writableLength > maxBuffered) hooks.overflow(session);
+  };
   const session: StreamSession = {
     stream,
     unread: undefined,
@@ -168,7 +175,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       if (event === 'reset') idWithheld = false;
       res.write(sseEvent(event, idWithheld ? undefined : encodeStreamCursor(cursor), data));
       hooks.sent(event);
-      if (!pacing && res.writableLength > MAX_BUFFERED) hooks.overflow(session);
+      checkBuffered();
     },
     record(record, again = false) {
       // A record's change time tells its states apart (docs/live-tray.md, "Event ids").
@@ -237,12 +244,17 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
           return false;
       }
     },
+    // A quiet stream gets only these: a client that stopped reading it (a zero TCP window) is
+    // found by them, or its buffer would grow by every heartbeat for as long as it stays connected.
     comment(text) {
-      if (!closed) res.write(sseComment(text));
+      if (closed) return;
+      res.write(sseComment(text));
+      checkBuffered();
     },
     moveQuiet(now, quietMs) {
-      if (!closed && !idWithheld && advanceQuiet(cursor, now, quietMs))
-        res.write(sseId(encodeStreamCursor(cursor)));
+      if (closed || idWithheld || !advanceQuiet(cursor, now, quietMs)) return;
+      res.write(sseId(encodeStreamCursor(cursor)));
+      checkBuffered();
     },
     async paced(send) {
       pacing = true;
@@ -273,7 +285,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       // A client that stopped reading never takes what is buffered: end() would wait for it for ever,
       // holding the bytes and the socket (an overflowed stream's over a megabyte). Dropped at once
       // then, and after END_GRACE_MS otherwise; the client reconnects and resumes from its last id.
-      if (res.writableLength > MAX_BUFFERED) {
+      if (res.writableLength > maxBuffered) {
         res.destroy();
         return;
       }

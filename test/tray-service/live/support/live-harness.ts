@@ -52,6 +52,8 @@ export interface LiveHarnessOptions {
   /** STREAMS_PER_INSTANCE of every instance; its default otherwise. */
   streamsPerInstance?: number;
   heartbeatMs?: number;
+  /** Bytes buffered for a stream's client past which it is ended; 1 MiB otherwise. */
+  maxBufferedBytes?: number;
   ticketTtlSeconds?: number;
   demo?: boolean;
   /** AUTH_FAILURE_LIMIT of every instance (one count shared through Redis); unset: no such limit. */
@@ -113,6 +115,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
         logger: silent,
         registry,
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+        ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }),
         ...(options.ticketTtlSeconds === undefined ? {} : { ticketTtlSeconds: options.ticketTtlSeconds }),
         banSweepMs: 100,
       });
