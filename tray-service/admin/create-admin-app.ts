@@ -7,6 +7,7 @@ import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
 import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
+import { adminMethodGate } from './admin-method-gate.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { isTokenGuess } from '../http/auth/is-token-guess.ts';
 import { parseQueryString } from '../http/parse-query-string.ts';
@@ -46,6 +47,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
       res.json(openApi);
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
+  app.use(adminMethodGate(openApi.paths ?? {}));
   app.use('/admin', createAdminRouter({ ...deps, mountPath: '/admin' }));
   app.use(notFound);
   // Only a bearer credential is a guess here (the sign-in form counts its own): a call with none,

@@ -120,3 +120,47 @@ describe('createAdminApp while Redis is unreachable', function () {
     }
   });
 });
+
+// Every admin path answers a method it does not serve 405 with Allow, as the tray API does: a
+// DELETE of an event, a GET of the replay endpoint (taken for an event key) or a POST of a console
+// asset answered 404, which says the path is wrong when the method is.
+describe('createAdminApp: a method a path does not serve', () => {
+  const suite = useTrayStorage();
+  let built: ReturnType<typeof adminApp>;
+  before(() => {
+    built = adminApp(suite.storage);
+  });
+  after(() => built.close());
+  const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+  const cases: [method: 'delete' | 'get' | 'post' | 'put' | 'patch', path: string, allow: string][] = [
+    ['delete', '/admin/events/some-key', 'GET, HEAD'],
+    ['get', '/admin/events/replay', 'POST'],
+    ['put', '/admin/events', 'GET, HEAD'],
+    ['post', '/admin/events/tail', 'GET, HEAD'],
+    ['get', '/admin/events/some-key/replay', 'POST'],
+    ['patch', '/admin/replays/some-id', 'GET, HEAD'],
+    ['post', '/admin/console/assets/console.js', 'GET, HEAD'],
+    ['post', '/admin/console', 'GET, HEAD'],
+    ['put', '/admin/login', 'GET, HEAD, POST'],
+    ['delete', '/admin/logout', 'GET, HEAD, POST'],
+    ['post', '/admin/session', 'GET, HEAD'],
+    ['delete', '/ADMIN/Stats/Lag/', 'GET, HEAD'],
+  ];
+  for (const [method, path, allow] of cases) {
+    it(`${method.toUpperCase()} ${path}: 405, Allow: ${allow}`, async () => {
+      const res = await request(built.app)[method](path).set(admin).expect(405);
+      expect(res.headers.allow).to.equal(allow);
+      expect(res.body).to.include({ status: 'error' });
+      expect(res.body.message).to.equal(`method ${method.toUpperCase()} is not allowed here`);
+    });
+  }
+
+  it('leaves the methods a path serves, and paths it does not know, as they were', async () => {
+    await request(built.app).get('/admin/events').set(admin).expect(200);
+    await request(built.app).head('/admin/stats/lag').set(admin).expect(200);
+    await request(built.app).get('/admin/events/no-such-key').set(admin).expect(404);
+    await request(built.app).delete('/admin/nothing-here').set(admin).expect(404);
+    await request(built.app).get('/admin/login').expect(200);
+  });
+});
