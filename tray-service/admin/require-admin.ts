@@ -1,3 +1,4 @@
+import { reloadCrossSite } from './reload-cross-site.ts';
 import type { AdminPrincipal } from './admin-principal.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
@@ -191,6 +192,7 @@ export function requireAdminPage(options: AdminGuardOptions & { csrf?: boolean }
       const pageLoad =
         req.method === 'GET' && !req.path.toLowerCase().startsWith('/api/') && req.accepts('html') !== false;
       if (caller === undefined && pageLoad) {
+        if (reloadCrossSite(req, res)) return;
         res.redirect(303, `${options.mountPath}/login?next=${encodeURIComponent(req.originalUrl)}`);
         return;
       }

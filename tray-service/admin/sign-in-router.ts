@@ -7,6 +7,7 @@ import { parseQuery } from './parse-query.ts';
 import { verifiedButRefused } from '../http/auth/is-token-guess.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
 import { readCookie } from './read-cookie.ts';
+import { reloadCrossSite } from './reload-cross-site.ts';
 import { adminCaller, authenticateAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { ADMIN_SESSION_COOKIE, sessionCookieOptions } from './session-cookie.ts';
 import { signInPage, signOutPage } from './sign-in-pages.ts';
@@ -55,9 +56,17 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     res.status(status).type('html').set('Cache-Control', 'no-store').send(body);
   };
 
-  router.get('/login', (req, res) =>
-    html(res, 200, signInPage(mountPath, safeNext(req.query.next, mountPath))),
-  );
+  router.get('/login', async (req, res) => {
+    if (reloadCrossSite(req, res)) return;
+    const target = safeNext(req.query.next, mountPath);
+    // Signed in already: the form would end this session, and the other tabs' with it.
+    const session = await adminCaller(req, deps).catch(() => undefined);
+    if (session?.via === 'session') {
+      res.redirect(303, target);
+      return;
+    }
+    html(res, 200, signInPage(mountPath, target));
+  });
   router.post('/login', form, async (req, res, next) => {
     const body = req.body as Record<string, unknown> | undefined;
     const token = typeof body?.token === 'string' ? body.token.trim() : '';

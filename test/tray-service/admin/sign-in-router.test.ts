@@ -33,6 +33,48 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       expect(res.text).to.include('name="next" value="/admin/console?view=traffic"');
       expect(res.text).to.include('type="password"');
     });
+    it('sends a browser that has a session on to `next`: signing in again would end it', async () => {
+      const { cookie } = await signIn();
+      const res = await request(app)
+        .get('/admin/login?next=%2Fadmin%2Fqueues')
+        .set('Cookie', cookie)
+        .expect(303);
+      expect(res.headers.location).to.equal('/admin/queues');
+      await request(app).get('/admin/session').set('Cookie', cookie).expect(200);
+    });
+  });
+
+  // The cookie is SameSite=Strict: a link from another site (a chat message, the wiki) arrives
+  // without it. The form was shown as if signed out, and signing in there ended the session the
+  // admin's other tabs had (their tails and exports cut). A page that reloads itself instead is
+  // same-site, and carries the cookie.
+  describe('a page opened from a link on another site', () => {
+    const crossSite = { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', Accept: 'text/html' };
+    for (const path of ['/admin/console', '/admin/login', '/admin/queues']) {
+      it(`GET ${path}: a page that reloads itself, not the form or a redirect to it`, async () => {
+        const res = await request(app).get(path).set(crossSite).expect(200);
+        expect(res.headers['content-type']).to.match(/^text\/html/);
+        expect(res.headers['cache-control']).to.equal('no-store');
+        expect(res.text).to.include('<meta http-equiv="refresh" content="0">');
+        expect(res.text).to.not.include('<form');
+      });
+    }
+
+    it('is sent to the form as before when it comes from the admin listener itself', async () => {
+      const sameOrigin = { ...crossSite, 'Sec-Fetch-Site': 'same-origin' };
+      const res = await request(app).get('/admin/console').set(sameOrigin).expect(303);
+      expect(res.headers.location).to.equal('/admin/login?next=%2Fadmin%2Fconsole');
+      await request(app).get('/admin/login').set(sameOrigin).expect(200, /<form/);
+    });
+
+    it('opens at once when the cookie came along after all (a Lax proxy, an old browser)', async () => {
+      const { cookie } = await signIn();
+      await request(app)
+        .get('/admin/console')
+        .set(crossSite)
+        .set('Cookie', cookie)
+        .expect(200, /console/);
+    });
   });
 
   describe('POST /admin/login', () => {

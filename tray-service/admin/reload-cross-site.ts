@@ -1,0 +1,23 @@
+import type { Request, Response } from 'express';
+import { readCookie } from './read-cookie.ts';
+import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
+
+/** A page that loads itself again: its own navigation is same-site. No script: the CSP allows none. */
+const RELOAD_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0"><title>Admin</title>
+</head><body><p>Opening…</p></body></html>`;
+
+/**
+ * The session cookie is SameSite=Strict, so a link from another site (a chat message, a wiki)
+ * opens an admin page without it: the page took the browser for signed out, and signing in again
+ * there ended the session its other tabs held (their tails and exports cut). Such a navigation,
+ * arriving without the cookie, gets a page that reloads itself instead; the reload is same-site and
+ * carries the cookie, and a browser with no session goes on to the sign-in form from there. True
+ * when it answered.
+ */
+export function reloadCrossSite(req: Request, res: Response): boolean {
+  if (req.method !== 'GET' || req.get('sec-fetch-site') !== 'cross-site') return false;
+  if (readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE) !== undefined) return false;
+  res.status(200).type('html').set('Cache-Control', 'no-store').send(RELOAD_PAGE);
+  return true;
+}
