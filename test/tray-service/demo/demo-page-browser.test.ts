@@ -496,6 +496,42 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       await other.locator('#records li', { hasText: 'Dee' }).waitFor({ timeout: 10_000 });
       expect(await other.locator('#records li').count()).to.equal(2);
     });
+
+    it('drops what the second read no longer holds: a record archived between the two reads', async () => {
+      const late = 'u-late-reads';
+      const id = `comment_p-lr1_${late}`;
+      await tray.worker.deliver(
+        commentEvent({
+          postId: 'p-lr1',
+          postOwner: late,
+          author: 'u-cid',
+          commentId: 'cm-lr1',
+          createdAt: minute(1),
+        }),
+      );
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await other.route('**/notifications/v3/stream-ticket', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', await tokenFor(late));
+      await submit(other);
+      await other.locator(`#records li[data-id="${id}"]`).waitFor({ timeout: 10_000 });
+      // Archived before the stream subscribed: no event of it will ever say so.
+      await request(tray.instance(0).base)
+        .post('/notifications/v3/records/archive')
+        .set('Authorization', await bearer(late))
+        .send({ ids: [id] })
+        .expect(200);
+      const secondRead = other.waitForResponse((response) => response.url().includes('/history'), {
+        timeout: 15_000,
+      });
+      release();
+      await secondRead;
+      await other.locator(`#records li[data-id="${id}"]`).waitFor({ state: 'detached', timeout: 5_000 });
+    });
   });
 
   // Mocha runs a suite's own tests before its nested suites: this one comes after all of them.

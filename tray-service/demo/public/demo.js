@@ -144,7 +144,7 @@ function update(ids, change) {
  * it sent or took out of the inbox, read and seen marks, a deleted tray. A read that another tray
  * or a reset replaced is dropped, answer or error: the one that replaced it speaks for the page.
  */
-async function loadHistory(opened) {
+async function loadHistory(opened, again = false) {
   if (state.failed === opened) return;
   const load = { settled: new Set(), marks: new Map(), cleared: false };
   state.load = load;
@@ -161,6 +161,9 @@ async function loadHistory(opened) {
   // Deleted after the read began: what the page holds is gone, and the stream sends again what
   // was stored since the delete.
   if (load.cleared) return;
+  // Read again (listen): the first read's rows are older than this page, which drops those
+  // archived, snoozed or deleted since; what the stream delivered (fresh) stays.
+  if (again) state.records = state.records.filter((record) => record.fresh);
   // A record the stream already delivered is at least as new as the page's copy.
   const streamed = new Set(state.records.map((record) => record.v_tarid_uid));
   for (const record of page.data) {
@@ -274,7 +277,7 @@ const FIRST_EVENT_WAIT_MS = 5_000;
  * once the stream receives every change (also when the stream ends first, or after
  * FIRST_EVENT_WAIT_MS: a stream that cannot connect must not keep the history from showing). A
  * history read after that wait may have missed what was stored before the stream subscribed, so
- * the history is read again at the stream's first event (records already shown are kept as they are).
+ * the history is read again at the stream's first event, in place of the first read's records.
  */
 function listen(opened) {
   state.stream?.abort();
@@ -293,7 +296,7 @@ function listen(opened) {
   const firstEvent = () => {
     if (heard) return;
     heard = true;
-    if (waitedOut) loadHistory(opened).catch((error) => failTray(opened, error));
+    if (waitedOut) loadHistory(opened, true).catch((error) => failTray(opened, error));
     first();
   };
   const events = state.client.stream({
