@@ -13,7 +13,12 @@ export async function deleteAll(
   now: number,
 ): Promise<number> {
   const deleted = await storage.records.deleteAll(userId);
-  await storage.clears.record(userId, now);
-  await changes?.cleared(userId, now);
+  // The records are gone whether or not their time is stored: open streams are told either way
+  // (a failure leaves the call to be tried again, which stores the time).
+  try {
+    await storage.clears.record(userId, now);
+  } finally {
+    await changes?.cleared(userId, now);
+  }
   return deleted;
 }

@@ -19,6 +19,11 @@ export async function markLastRead(
     () => storage.lastRead.record(userId, now),
     () => storage.deletedUsers.forgetKept([userId]),
   );
-  await storage.inbox?.seeThrough(userId, now);
-  await changes?.lastRead(userId);
+  // The time is stored, and with it the unread count changed: the streams recount even when
+  // marking the records seen fails (a retry marks them).
+  try {
+    await storage.inbox?.seeThrough(userId, now);
+  } finally {
+    await changes?.lastRead(userId);
+  }
 }

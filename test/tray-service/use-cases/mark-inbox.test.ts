@@ -123,12 +123,17 @@ describe('markInbox, markAll and markLastRead on MongoDB, failing part-way', fun
   // storage answers 503 (with Retry-After) where a PartialWriteError was a 500 no client retries.
   it('markLastRead fails with the write’s own error, which the API answers as storage unavailable', async () => {
     await seedOneHeld('u-part-last-read');
-    const failed = await markLastRead(suite.storage, undefined, 'u-part-last-read', NOW).then(
+    // The last-read time is stored before the seen mark fails: the unread count changed with it,
+    // and the user's streams must recount, or their badges keep the old count.
+    const recounted: string[] = [];
+    const changes = { lastRead: async (userId: string) => void recounted.push(userId) };
+    const failed = await markLastRead(suite.storage, changes, 'u-part-last-read', NOW).then(
       () => expect.fail('the seen mark went through a held record'),
       (error: unknown) => error,
     );
     expect(failed).to.be.instanceOf(StorageBusyError);
     expect(isStorageUnavailable(failed)).to.equal(true);
+    expect(recounted).to.deep.equal(['u-part-last-read']);
   });
 
   it('announces the records it changed, then fails as the write did', async () => {
