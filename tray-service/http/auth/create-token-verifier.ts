@@ -127,8 +127,12 @@ export interface TokenVerifierOptions {
   logger?: Pick<Logger, 'warn'>;
 }
 
-const keysUnavailable = (cause: unknown) =>
-  new AppError('UNAVAILABLE', 'token keys are unavailable', { cause });
+/** 503, with Retry-After: when the key server is asked again (`afterMs`), in whole seconds. */
+const keysUnavailable = (cause: unknown, afterMs: number) =>
+  new AppError('UNAVAILABLE', 'token keys are unavailable', {
+    cause,
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(afterMs / 1000))) },
+  });
 
 /** Whether jose has written a fetched key set into the cache object yet. */
 const wasFetched = (cache: JWKSCacheInput): cache is ExportedJWKSCache => 'uat' in cache && 'jwks' in cache;
@@ -164,7 +168,8 @@ function remoteKeys(
     return stale.keys;
   };
   const fetchUnlessFailing: NonNullable<RemoteJWKSetOptions[typeof customFetch]> = (input, init) => {
-    if (Date.now() - failedAt < retryMs) return Promise.reject(keysUnavailable(lastFailure));
+    const waited = Date.now() - failedAt;
+    if (waited < retryMs) return Promise.reject(keysUnavailable(lastFailure, retryMs - waited));
     return fetch(input, init);
   };
   // The key set is fetched again once it is JWKS_CACHE_MAX_AGE_MS old, or at once for a token of
@@ -198,7 +203,8 @@ function remoteKeys(
           );
         }
       }
-      const unavailable = error instanceof AppError ? error : keysUnavailable(error);
+      const unavailable =
+        error instanceof AppError ? error : keysUnavailable(error, retryMs - (Date.now() - failedAt));
       if (!kept) throw unavailable;
       try {
         return await kept(protectedHeader, token);

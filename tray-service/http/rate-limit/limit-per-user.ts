@@ -28,7 +28,10 @@ async function countCall(
         },
       });
     }
-    throw new AppError('UNAVAILABLE', 'rate limiter is unavailable, try again later', { cause: rejection });
+    throw new AppError('UNAVAILABLE', 'rate limiter is unavailable, try again later', {
+      cause: rejection,
+      headers: { 'Retry-After': '5' },
+    });
   }
   ledger?.learned(userId, state.remainingPoints, state.msBeforeNext);
   // A read that went ahead may have failed and answered already.

@@ -799,6 +799,9 @@ describe('tray API authentication', () => {
             message: 'token keys are unavailable',
           });
           expect(res.headers['www-authenticate']).to.equal(undefined);
+          // When the key server is asked again (keyRetryMs after the failure), in whole seconds:
+          // the client's retries of a 503 honour it.
+          expect(res.headers['retry-after']).to.equal('1');
         }
       };
 
