@@ -7,11 +7,16 @@ import { sanitizeName } from './sanitize-name.ts';
  */
 const invisible = new RegExp(`[${INVISIBLE_CHARACTERS}\\s\\u2800]`, 'gu');
 
+/** Whether a name would show as nothing in a message: "", spaces, or only invisible characters. */
+export function showsNothing(name: string): boolean {
+  return sanitizeName(name).replace(invisible, '') === '';
+}
+
 /**
  * The name a record keeps for a user or community: the payload's, or the id when the payload has
  * none or one the messages would show as nothing ("" or spaces: " commented on your post in"; or
  * only invisible characters).
  */
 export function nameOrId(name: string | null | undefined, id: string): string {
-  return name === undefined || name === null || sanitizeName(name).replace(invisible, '') === '' ? id : name;
+  return name === undefined || name === null || showsNothing(name) ? id : name;
 }

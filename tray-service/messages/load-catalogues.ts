@@ -5,7 +5,7 @@ import { checkTemplate } from './check-template.ts';
 import { compileMessage } from './compile-message.ts';
 import { createMessageHelpers } from './message-helpers.ts';
 import type { MessageValues } from './message-for-record.ts';
-import { sanitizeName } from '../domain/sanitize-name.ts';
+import { showsNothing } from '../domain/display-name.ts';
 import { DELETED_USER_KEY, messageKeys } from './message-keys.ts';
 import { displayPath, readCatalogueDir, type CatalogueFile } from './read-catalogue-dir.ts';
 
@@ -75,7 +75,7 @@ function compileLocale(locale: string, entries: Map<string, MessageSource>, prob
       const plain = compileMessage(checked.ast, helpers);
       const same = plain && crossCheckValues.every((values) => plain(values) === render(values));
       // It stands in for a name, and no name that would show as nothing reaches a message.
-      if (key === DELETED_USER_KEY && sanitizeName(render(sampleValues)) === '')
+      if (key === DELETED_USER_KEY && showsNothing(render(sampleValues)))
         problems.push({ ...where, message: "shows nothing; write this locale's name for a deleted user" });
       compiled.set(key, same ? plain : render);
     } catch (error) {

@@ -294,6 +294,13 @@ describe('createMessageRenderer', () => {
         says: /shows nothing; write this locale's name for a deleted user/,
       },
       {
+        problem: "a deleted user's name of only invisible characters (a zero-width space, blank braille)",
+        file: 'fr.json',
+        content: { 'name.deletedUser': '\u200b\u2800' },
+        key: 'name.deletedUser',
+        says: /shows nothing; write this locale's name for a deleted user/,
+      },
+      {
         problem: 'a misspelt message key',
         file: 'de.json',
         content: { 'post.comunity.1': '{{actor1}}' },
