@@ -233,7 +233,11 @@ export function compileBlockedWordMatcher(
       // folds to letters (`scam™`) with that symbol blanked: each hit once.
       const texts = exact && symbolsBlanked !== undefined ? [folded, symbolsBlanked] : [folded];
       for (const searched of texts) {
-        for (const match of searched.matchAll(pattern)) {
+        pattern.lastIndex = 0;
+        for (let match = pattern.exec(searched); match !== null; match = pattern.exec(searched)) {
+          // Words overlapping this one are matches too ("ab" and "bc" in "abc"): the search goes
+          // on from the next character after this match's start, not after its end.
+          pattern.lastIndex = match.index + ((searched.codePointAt(match.index) ?? 0) > 0xffff ? 2 : 1);
           const hit = match[0];
           const last = match.index + hit.length - 1;
           const one = {

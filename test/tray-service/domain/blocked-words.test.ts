@@ -147,6 +147,29 @@ describe('blocked words', () => {
       expect(find(['spam'], 'spamⓜer')).to.deep.equal([]);
     });
 
+    // A search went on after each match's end, so a listed word overlapping the one found before
+    // it was never reported: the decision's reason and the rule tester named only the first.
+    it('reports every listed word in the text, also one overlapping another', () => {
+      const contains = compileBlockedWordMatcher(parseBlockedWords(['*ab*', '*bc*'], 'exact'));
+      expect(contains('abc')).to.deep.equal([
+        { word: 'ab', start: 0, end: 2 },
+        { word: 'bc', start: 1, end: 3 },
+      ]);
+      const exact = compileBlockedWordMatcher(parseBlockedWords(['new york', 'york city'], 'exact'));
+      expect(exact('in New York City')).to.deep.equal([
+        { word: 'new york', start: 3, end: 11 },
+        { word: 'york city', start: 7, end: 16 },
+      ]);
+      // Past a character outside the BMP (two code units), the search goes on from a whole one.
+      expect(contains('😀abc')).to.deep.equal([
+        { word: 'ab', start: 2, end: 4 },
+        { word: 'bc', start: 3, end: 5 },
+      ]);
+      // At one place, the longest listed word only: "spammer", not the "spam" it starts with.
+      const longest = compileBlockedWordMatcher(parseBlockedWords(['*spam*', '*spammer*'], 'exact'));
+      expect(longest('spammers')).to.deep.equal([{ word: 'spammer', start: 0, end: 7 }]);
+    });
+
     it('gives offsets into the NFC text, spanning the characters that folded into the match', () => {
       const match = compileBlockedWordMatcher(parseBlockedWords(['straße', '*ss*', 'istanbul'], 'exact'));
       expect(match('Die STRASSE, İSTANBUL')).to.deep.equal([
