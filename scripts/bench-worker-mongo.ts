@@ -10,7 +10,9 @@
 // documents), and --hot comments on it by new commenters.
 // Each timed phase prints events/s and p50/p99 of a job's time from the worker taking it to its
 // completion. Baseline, same server, same run: --events bare updateOne upserts from 8 clients on a
-// scratch collection shaped like a record, and as many bare insertOne. At the end it prints how many
+// scratch collection shaped like a record, and as many bare insertOne; before the post to --members,
+// one bare insertMany of that many record-shaped documents and bare bulkWrites updating each of
+// them, the fan-out's floor. At the end it prints how many
 // documents tray_target_actions and tray_processing_order hold.
 // ROOT=<another checkout> measures that checkout's code with this script (a commit before a change).
 // A phase with no completion for 45 s is reported as STALLED, with what PostgreSQL under FerretDB
@@ -251,6 +253,36 @@ try {
     }));
     await storage.members.importBatch(batch, t0 - 3_600_000);
   }
+  // The fan-out's floor, same server, same run: one document per member written in one call, new
+  // (insertMany) and then each grouped into (bulkWrites of updates), as the post's two rows do.
+  const fanned = db.collection<{ _id: string; n: number; at: number; text: string }>('bench_fanout');
+  const memberDocs = (n: number) =>
+    Array.from({ length: members }, (_, index) => ({
+      _id: `c-big-m${index}|post_c-big`,
+      n,
+      at: t0 + n,
+      text: 'x'.repeat(200),
+    }));
+  say(`bare fan-out: ${members} documents`);
+  let started = performance.now();
+  await fanned.insertMany(memberDocs(1), { ordered: false });
+  const bareFanNewMs = performance.now() - started;
+  say(`bare fan-out: inserted in ${(bareFanNewMs / 1000).toFixed(2)} s; updating them`);
+  started = performance.now();
+  // Single-document updateMany, as the adapter's record writes (cas-update-records.ts): FerretDB
+  // 1.24 hangs on a bulkWrite of 50 or more matching updateOne.
+  const updates = memberDocs(2).map(({ _id, ...rest }) => ({
+    updateMany: { filter: { _id }, update: { $set: rest } },
+  }));
+  for (let from = 0; from < updates.length; from += 1_000)
+    await fanned.bulkWrite(updates.slice(from, from + 1_000), { ordered: false });
+  const bareFanGroupedMs = performance.now() - started;
+  process.stdout.write(
+    [
+      `| baseline: bare insertMany of ${members} record-shaped documents, s | ${(bareFanNewMs / 1000).toFixed(2)} | | |`,
+      `| baseline: bare bulkWrite of ${members} updates of them, s | ${(bareFanGroupedMs / 1000).toFixed(2)} | | |`,
+    ].join('\n') + '\n',
+  );
   const bigNew = await run('post to c-big, new records', [post('c-big', 'pb-1', 'c-big-m0', 10)]);
   process.stdout.write(
     `| post to ${members} members, new records, s | ${(bigNew.ms / 1000).toFixed(2)} | | |\n`,
