@@ -466,9 +466,11 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       expect(await other.getByText('Could not load the tray').count()).to.equal(1);
     });
 
-    it('reads the history again at the first event of a stream that took longer than the wait for it', async () => {
-      // The stream's ticket is held until the history was read without it, and a record was
-      // stored after that read and before the stream subscribed: no event brings that record.
+    /**
+     * Opens `user`'s tray page with the stream's ticket held until the returned release: the
+     * history is read without the stream, after the page's wait for its first event.
+     */
+    async function openTicketHeld(user: string): Promise<() => void> {
       let release: () => void = () => undefined;
       const held = new Promise<void>((resolve) => (release = resolve));
       await other.route('**/notifications/v3/stream-ticket', async (route) => {
@@ -476,7 +478,14 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
         await route.continue();
       });
       await other.goto(`${tray.instance(0).base}/demo`);
-      await other.fill('#token', await tokenFor(reader));
+      await other.fill('#token', await tokenFor(user));
+      return release;
+    }
+
+    it('reads the history again at the first event of a stream that took longer than the wait for it', async () => {
+      // The stream's ticket is held until the history was read without it, and a record was
+      // stored after that read and before the stream subscribed: no event brings that record.
+      const release = await openTicketHeld(reader);
       const firstRead = other.waitForResponse((response) => response.url().includes('/history'), {
         timeout: 15_000,
       });
@@ -509,14 +518,7 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
           createdAt: minute(1),
         }),
       );
-      let release: () => void = () => undefined;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      await other.route('**/notifications/v3/stream-ticket', async (route) => {
-        await held;
-        await route.continue();
-      });
-      await other.goto(`${tray.instance(0).base}/demo`);
-      await other.fill('#token', await tokenFor(late));
+      const release = await openTicketHeld(late);
       await submit(other);
       await other.locator(`#records li[data-id="${id}"]`).waitFor({ timeout: 10_000 });
       // Archived before the stream subscribed: no event of it will ever say so.
