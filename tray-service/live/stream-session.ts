@@ -125,6 +125,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   let closed = false;
   /** Inside paced(): the bytes are bounded by a page, and the caller waits for them to go. */
   let pacing = false;
+  /** A paced page waits for its client (up to STALL_MS, which judges it): heartbeats do not. */
+  let pageWaiting = false;
   /**
    * A stream opened to reset gives no id until its `reset`: a client whose connection drops before
    * it keeps its old id, and its reconnect is told to reset again. The stream's own id (a fresh
@@ -249,12 +251,12 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     comment(text) {
       if (closed) return;
       res.write(sseComment(text));
-      checkBuffered();
+      if (!pageWaiting) checkBuffered();
     },
     moveQuiet(now, quietMs) {
       if (closed || idWithheld || !advanceQuiet(cursor, now, quietMs)) return;
       res.write(sseId(encodeStreamCursor(cursor)));
-      checkBuffered();
+      if (!pageWaiting) checkBuffered();
     },
     async paced(send) {
       pacing = true;
@@ -264,8 +266,10 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
         pacing = false;
       }
       if (closed || !res.writableNeedDrain) return;
+      pageWaiting = true;
       const taken = await new Promise<boolean>((resolve) => {
         const done = (drained: boolean) => {
+          pageWaiting = false;
           clearTimeout(stall);
           res.off('drain', onDrain);
           res.off('close', onClose);
