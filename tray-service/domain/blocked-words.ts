@@ -249,7 +249,15 @@ export function compileBlockedWordMatcher(
         }
       }
     }
-    return [...found.values()].sort((a, b) => a.start - b.start || b.end - a.end);
+    // A word over itself ("aa" in "aaaa") is found at every start: its matches one after another.
+    const lastEnds = new Map<string, number>();
+    return [...found.values()]
+      .sort((a, b) => a.start - b.start || b.end - a.end)
+      .filter((match) => {
+        if (match.start < (lastEnds.get(match.word) ?? 0)) return false;
+        lastEnds.set(match.word, match.end);
+        return true;
+      });
   };
 }
 

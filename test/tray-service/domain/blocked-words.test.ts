@@ -165,6 +165,11 @@ describe('blocked words', () => {
         { word: 'ab', start: 2, end: 4 },
         { word: 'bc', start: 3, end: 5 },
       ]);
+      // A word overlapping itself is reported one match after another, as before.
+      expect(compileBlockedWordMatcher(parseBlockedWords(['*aa*'], 'exact'))('aaaaa')).to.deep.equal([
+        { word: 'aa', start: 0, end: 2 },
+        { word: 'aa', start: 2, end: 4 },
+      ]);
       // At one place, the longest listed word only: "spammer", not the "spam" it starts with.
       const longest = compileBlockedWordMatcher(parseBlockedWords(['*spam*', '*spammer*'], 'exact'));
       expect(longest('spammers')).to.deep.equal([{ word: 'spammer', start: 0, end: 7 }]);

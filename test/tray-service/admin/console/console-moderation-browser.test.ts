@@ -46,7 +46,9 @@ describe('events console in a real browser: the Moderation view', function () {
   const suite = useTrayStorage();
   let close: () => void;
   const base = useListening(() => {
-    const admin = adminApp(suite.storage, { blockedWords: parseBlockedWords(['spam', '*scam*'], 'exact') });
+    const admin = adminApp(suite.storage, {
+      blockedWords: parseBlockedWords(['spam', '*scam*', '*amper*'], 'exact'),
+    });
     close = admin.close;
     return admin.app;
   });
@@ -103,6 +105,16 @@ describe('events console in a real browser: the Moderation view', function () {
     expect(await page.locator('#rule-result .marked').innerText()).to.equal('Buy spam now, no scammers');
     await expectAccessible(page, 'the Moderation view');
     await screenshot(page, 'moderation');
+  });
+
+  it('lists overlapping matches each, and marks the text they cover once', async () => {
+    await page.fill('#rule-text', 'a scamper');
+    await page.click('#rule-tester button[type=submit]');
+    await page.locator('#rule-result .verdict').waitFor();
+    const matches = page.locator('#rule-result .matches li');
+    expect(await attributes(matches, 'data-word')).to.deep.equal(['scam', 'amper']);
+    expect(await page.locator('#rule-result mark').allInnerTexts()).to.deep.equal(['scamper']);
+    expect(await page.locator('#rule-result .marked').innerText()).to.equal('a scamper');
   });
 
   it('says when the rule would decide nothing', async () => {

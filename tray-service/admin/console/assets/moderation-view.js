@@ -6,14 +6,19 @@ import { fillForm, readForm } from './filters.js';
 
 const PAGE_SIZE = 25;
 
-/** The text with each match marked, as a list of nodes. */
+/** The text with each match marked, as a list of nodes; overlapping matches ("ab", "bc") share one mark. */
 function marked(text, matches) {
+  const spans = [];
+  for (const { start, end } of [...matches].sort((a, b) => a.start - b.start)) {
+    const last = spans.at(-1);
+    if (last && start < last.end) last.end = Math.max(last.end, end);
+    else spans.push({ start, end });
+  }
   const nodes = [];
   let at = 0;
-  for (const match of [...matches].sort((a, b) => a.start - b.start)) {
-    if (match.start < at) continue;
-    nodes.push(text.slice(at, match.start), h('mark', {}, text.slice(match.start, match.end)));
-    at = match.end;
+  for (const span of spans) {
+    nodes.push(text.slice(at, span.start), h('mark', {}, text.slice(span.start, span.end)));
+    at = span.end;
   }
   nodes.push(text.slice(at));
   return nodes;
