@@ -501,6 +501,21 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       });
     }
 
+    it('says in Retry-After when the key server is asked again: the rest of the retry interval', async () => {
+      keyServer.mode = '503';
+      const verify = createTokenVerifier(
+        resolveJwtConfig({ JWT_JWKS_URL: keyServer.url, JWT_AUDIENCE: keyServer.audience }),
+        { keyRetryMs: 4_000 },
+      );
+      const token = await keyServer.sign('u');
+      const first = await failureOf(verify(token));
+      expect(first.headers).to.deep.include({ 'Retry-After': '4' });
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const later = await failureOf(verify(token));
+      expect(later.headers).to.deep.include({ 'Retry-After': '3' });
+      expect(keyServer.requests).to.equal(1);
+    });
+
     it('answers UNAVAILABLE when the key server refuses the connection', async () => {
       await keyServer.stop();
       try {
