@@ -166,7 +166,8 @@ runCli(async () => {
     );
     // Two bare servers, as there are two tray processes, over the same stores.
     if (['latency', 'fanout', 'memory'].some((name) => scenarios.has(name))) {
-      const options = { redisUrl, databaseUrl, channel: 'bench-stream-bare' };
+      // A channel of this run's: two runs on one REDIS_URL would read each other's records.
+      const options = { redisUrl, databaseUrl, channel: `bench-stream-bare-${process.pid}-${Date.now()}` };
       bare.push(...(await Promise.all([startBareStreamServer(options), startBareStreamServer(options)])));
     }
 
@@ -369,7 +370,10 @@ runCli(async () => {
       while (bareReached.size < members.length && performance.now() < bareDeadline) await sleep(20);
       process.stdout.write(
         `  baseline, the bare path (${BARE_PATH}), one record to every member on 2 bare servers:\n` +
-          `  reached ${bareReached.size} of ${members.length} streams; the last ${Math.round(bareLast - bareAck)} ms after the acknowledgement (${bareAnswer.status})\n`,
+          `  reached ${bareReached.size} of ${members.length} streams` +
+          (bareReached.size > 0
+            ? `; the last ${Math.round(bareLast - bareAck)} ms after the acknowledgement (${bareAnswer.status})\n`
+            : ` (${bareAnswer.status})\n`),
       );
       for (const stream of fanStreams) stream.close();
     }
