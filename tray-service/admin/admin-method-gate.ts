@@ -9,6 +9,12 @@ export const ADMIN_PAGES: Readonly<Record<string, readonly string[]>> = {
   '/admin/console/assets/{name}': ['get'],
 };
 
+/**
+ * GET paths that refuse HEAD (refuseHead): the tail's HEAD would open a subscription to nobody.
+ * Their Allow leaves HEAD out.
+ */
+const WITHOUT_HEAD = new Set(['/admin/events/tail']);
+
 /** A path item's keys that are operations (the rest: summary, parameters...). */
 const HTTP_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
 
@@ -25,7 +31,8 @@ interface KnownPath {
  * paths and methods are the API document's (`paths`) and the pages'; a path no template matches
  * goes on to the routers (and their 404). Matched as Express routes them: any case, an optional
  * trailing slash, a parameter one segment; a literal path before any template (tail and replay
- * before an event key). HEAD goes with GET. The queue dashboard's paths are its own.
+ * before an event key). HEAD goes with GET (but for WITHOUT_HEAD, whose route refuses it itself).
+ * The queue dashboard's paths are its own.
  */
 export function adminMethodGate(paths: Readonly<Record<string, object>>): RequestHandler {
   const known: KnownPath[] = Object.entries({ ...paths, ...ADMIN_PAGES })
@@ -33,7 +40,7 @@ export function adminMethodGate(paths: Readonly<Record<string, object>>): Reques
       const methods = (Array.isArray(operations) ? operations : Object.keys(operations))
         .map((method) => String(method).toUpperCase())
         .filter((method) => HTTP_METHODS.has(method));
-      if (methods.includes('GET')) methods.push('HEAD');
+      if (methods.includes('GET') && !WITHOUT_HEAD.has(path)) methods.push('HEAD');
       const source = path
         .split('/')
         .map((segment) =>

@@ -2,6 +2,13 @@ import type { Request, Response } from 'express';
 import { readCookie } from './read-cookie.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
 
+/**
+ * Set with the reload page, SameSite=Lax (sent with a top-level navigation from anywhere): a
+ * browser whose reload still came as cross-site and without the session cookie is not sent round
+ * again, but on to the sign-in form.
+ */
+const RELOADED_COOKIE = 'admin_reloaded';
+
 /** A page that loads itself again: its own navigation is same-site. No script: the CSP allows none. */
 const RELOAD_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0"><title>Admin</title>
@@ -15,9 +22,12 @@ const RELOAD_PAGE = `<!doctype html>
  * carries the cookie, and a browser with no session goes on to the sign-in form from there. True
  * when it answered.
  */
-export function reloadCrossSite(req: Request, res: Response): boolean {
+export function reloadCrossSite(req: Request, res: Response, mountPath: string): boolean {
   if (req.method !== 'GET' || req.get('sec-fetch-site') !== 'cross-site') return false;
-  if (readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE) !== undefined) return false;
+  const cookies = req.get('cookie');
+  if (readCookie(cookies, ADMIN_SESSION_COOKIE) !== undefined) return false;
+  if (readCookie(cookies, RELOADED_COOKIE) !== undefined) return false;
+  res.cookie(RELOADED_COOKIE, '1', { httpOnly: true, sameSite: 'lax', maxAge: 30_000, path: mountPath });
   res.status(200).type('html').set('Cache-Control', 'no-store').send(RELOAD_PAGE);
   return true;
 }

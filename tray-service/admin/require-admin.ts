@@ -192,7 +192,7 @@ export function requireAdminPage(options: AdminGuardOptions & { csrf?: boolean }
       const pageLoad =
         req.method === 'GET' && !req.path.toLowerCase().startsWith('/api/') && req.accepts('html') !== false;
       if (caller === undefined && pageLoad) {
-        if (reloadCrossSite(req, res)) return;
+        if (reloadCrossSite(req, res, options.mountPath)) return;
         res.redirect(303, `${options.mountPath}/login?next=${encodeURIComponent(req.originalUrl)}`);
         return;
       }

@@ -57,7 +57,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
   };
 
   router.get('/login', async (req, res) => {
-    if (reloadCrossSite(req, res)) return;
+    if (reloadCrossSite(req, res, mountPath)) return;
     const target = safeNext(req.query.next, mountPath);
     // Signed in already: the form would end this session, and the other tabs' with it.
     const session = await adminCaller(req, deps).catch(() => undefined);

@@ -137,7 +137,7 @@ describe('createAdminApp: a method a path does not serve', () => {
     ['delete', '/admin/events/some-key', 'GET, HEAD'],
     ['get', '/admin/events/replay', 'POST'],
     ['put', '/admin/events', 'GET, HEAD'],
-    ['post', '/admin/events/tail', 'GET, HEAD'],
+    ['post', '/admin/events/tail', 'GET'],
     ['get', '/admin/events/some-key/replay', 'POST'],
     ['patch', '/admin/replays/some-id', 'GET, HEAD'],
     ['post', '/admin/console/assets/console.js', 'GET, HEAD'],
@@ -155,6 +155,11 @@ describe('createAdminApp: a method a path does not serve', () => {
       expect(res.body.message).to.equal(`method ${method.toUpperCase()} is not allowed here`);
     });
   }
+
+  it('answers HEAD of the tail as its route does: 405, Allow: GET', async () => {
+    const res = await request(built.app).head('/admin/events/tail').set(admin).expect(405);
+    expect(res.headers.allow).to.equal('GET');
+  });
 
   it('leaves the methods a path serves, and paths it does not know, as they were', async () => {
     await request(built.app).get('/admin/events').set(admin).expect(200);

@@ -60,6 +60,26 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       });
     }
 
+    it('reloads once: a reload that still comes as cross-site goes on to the form', async () => {
+      const first = await request(app).get('/admin/console').set(crossSite).expect(200);
+      const marker = String(first.headers['set-cookie']);
+      expect(marker).to.match(
+        /^admin_reloaded=1; Max-Age=30; Path=\/admin; Expires=[^;]+; HttpOnly; SameSite=Lax$/,
+      );
+      const again = await request(app)
+        .get('/admin/console')
+        .set(crossSite)
+        .set('Cookie', marker.split(';')[0]!)
+        .expect(303);
+      expect(again.headers.location).to.equal('/admin/login?next=%2Fadmin%2Fconsole');
+      const login = await request(app)
+        .get('/admin/login')
+        .set(crossSite)
+        .set('Cookie', marker.split(';')[0]!);
+      expect(login.status).to.equal(200);
+      expect(login.text).to.include('<form');
+    });
+
     it('is sent to the form as before when it comes from the admin listener itself', async () => {
       const sameOrigin = { ...crossSite, 'Sec-Fetch-Site': 'same-origin' };
       const res = await request(app).get('/admin/console').set(sameOrigin).expect(303);

@@ -14,6 +14,9 @@ export const adminErrors = {
   403: errorResponse(
     'The session cookie sent from another site’s page (its Sec-Fetch-Site or Origin), or a POST with it without its x-csrf-token',
   ),
+  405: errorResponse('Method not allowed on this path (Allow lists the allowed ones)', {
+    Allow: header('The methods this path allows'),
+  }),
   429: errorResponse('Too many failed authentications from this address (AUTH_FAILURE_LIMIT); code 400311', {
     'Retry-After': header('Seconds until the address may try again'),
   }),
