@@ -1,4 +1,5 @@
 import { ConnectionString } from 'mongodb-connection-string-url';
+import { pino } from 'pino';
 import { resolveTrayStorage, trayStorageShape } from '../../shared/config/tray-storage-config.ts';
 import { trayWorkerShape } from '../../shared/config/tray-worker-config.ts';
 import { createLogger } from '../../shared/logging/create-logger.ts';
@@ -25,7 +26,13 @@ export async function openScriptStorage(
     TRAY_RETENTION_DAYS: trayWorkerShape.TRAY_RETENTION_DAYS,
     TRAY_FANOUT_BATCH: trayWorkerShape.TRAY_FANOUT_BATCH,
   });
-  return openStorage(resolveTrayStorage(env), createLogger({ name: appName, level: 'warn' }), {
+  // Its warnings on stderr: stdout is the script's own (a summary an operator or a script reads).
+  const logger = createLogger({
+    name: appName,
+    level: 'warn',
+    destination: pino.destination({ dest: 2, sync: true }),
+  });
+  return openStorage(resolveTrayStorage(env), logger, {
     appName,
     retentionDays: env.TRAY_RETENTION_DAYS,
     fanOutBatch: env.TRAY_FANOUT_BATCH,

@@ -185,6 +185,22 @@ describe('scripts/import-members.ts', function () {
     });
   });
 
+  // The storage's own warnings (here: an index whose definition changed, re-created at open) went
+  // to stdout as JSON lines among the summary an operator or a script reads there.
+  describe('storage warnings at open (MongoDB)', () => {
+    it('go to stderr, not among the summary on stdout', async () => {
+      await run([duplicatesFile(), '--as-of', '2026-11-20T00:00:00Z']);
+      const changed = (await members().indexes()).find((index) => index.name !== '_id_');
+      if (changed?.name === undefined) throw new Error('no index on the memberships collection');
+      await members().dropIndex(changed.name);
+      await members().createIndex({ reshaped_by_the_test: 1 }, { name: changed.name });
+      const result = await run([duplicatesFile(), '--as-of', '2026-11-20T00:00:00Z']);
+      expect(result.stderr).to.include('index definition changed; re-creating it');
+      expect(result.stdout).to.not.include('index definition changed');
+      expect(result.stdout).to.include('4 lines, ');
+    });
+  });
+
   describe('with a member listed twice (PostgreSQL)', () => {
     const postgres = usePostgres();
     it('counts the second line as unchanged, as on MongoDB', async () => {
