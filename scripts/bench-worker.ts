@@ -20,7 +20,11 @@
 //   6. a hot group: --commenters (50,000) earlier commenters of one post stored untimed (copies of
 //      one of its actors, as if each had commented), then --hot (500) comments on it by new
 //      commenters: events/s, beside the bare upsert of that one record as often. Every job of one
-//      group waits for the one before it (the group's lock), so this is one job's cost in turn.
+//      group waits for the one before it (the group's lock), so this is one job's cost in turn;
+//   7. beside a fan-out: --side (1,000) grouped comments alone, then as many again while a post to
+//      the --huge community fans out (grouped): each comment's time from the worker taking it to
+//      its completion, p50 and p99, each beside the other (the writes a long fan-out holds up:
+//      docs/scaling.md), and the fan-out's own time. No target.
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere.
 import { createHash } from 'node:crypto';
@@ -53,13 +57,14 @@ const { values: args } = parseArgs({
     comments: { type: 'string', default: '1000' },
     commenters: { type: 'string', default: '50000' },
     hot: { type: 'string', default: '500' },
+    side: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '64' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--mutes 100000] [--comments 1000] [--commenters 50000] [--hot 500] [--concurrency 64]\n',
+    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--mutes 100000] [--comments 1000] [--commenters 50000] [--hot 500] [--side 1000] [--concurrency 64]\n',
   );
   process.exit(0);
 }
@@ -67,6 +72,7 @@ const events = Number(args.events);
 const posts = Number(args.posts);
 const members = Number(args.members);
 const huge = Number(args.huge);
+const side = Number(args.side);
 const burst = Number(args.burst);
 const mutes = Number(args.mutes);
 const comments = Number(args.comments);
@@ -143,6 +149,7 @@ try {
     purgeIntervalMs: 0,
   });
   const t0 = Date.now() - 3_600_000;
+  const s = (ms: number) => (ms / 1000).toFixed(2);
   const iso = (ms: number) => new Date(t0 + ms).toISOString();
 
   type Envelope = BenchEnvelope;
@@ -328,6 +335,86 @@ try {
     `${hot} comments on a post with ${commenters} earlier commenters`,
     Array.from({ length: hot }, (_, index) => comment(index * posts, `u-hot${index}`, 20)),
   );
+
+  // 7. Grouped comments alone, then beside a post to the huge community.
+  /**
+   * Each job's time from the worker's take to its completion (bull's local events), sorted, and
+   * the time until all of them completed (a job waiting in the queue is not taken yet).
+   */
+  async function jobTimes(label: string, envelopes: Envelope[]): Promise<{ times: number[]; allMs: number }> {
+    const ids = new Set(envelopes.map(jobIdOf));
+    const taken = new Map<string, number>();
+    const times: number[] = [];
+    const onActive = (job: { id: unknown }) => {
+      if (ids.has(String(job.id))) taken.set(String(job.id), performance.now());
+    };
+    const onCompleted = (job: { id: unknown }) => {
+      const at = taken.get(String(job.id));
+      if (at !== undefined) times.push(performance.now() - at);
+    };
+    queue.on('active', onActive);
+    queue.on('completed', onCompleted);
+    try {
+      const allMs = await run(label, envelopes);
+      return { times: times.sort((a, b) => a - b), allMs };
+    } finally {
+      queue.off('active', onActive);
+      queue.off('completed', onCompleted);
+    }
+  }
+  // Posts of their own (p-side-*), warmed untimed, so every timed comment groups into a record.
+  const sideComment = (index: number, author: string, minute: number) => {
+    const envelope = comment(index, author, minute);
+    const data = envelope.data as {
+      comment: { referenceId: string; commentId: string };
+      post: { postId: string };
+    };
+    data.comment.referenceId = `p-side-${index % posts}`;
+    data.post.postId = data.comment.referenceId;
+    data.comment.commentId = `${data.comment.commentId}-side`;
+    return envelope;
+  };
+  const sideIndexes = indexes.slice(0, Math.min(side, indexes.length));
+  await run(
+    'warm-up comments beside',
+    sideIndexes.slice(0, posts).map((index) => sideComment(index, 'u-side-first', 21)),
+  );
+  const sideAlone = await jobTimes(
+    `${sideIndexes.length} comments alone`,
+    sideIndexes.map((index) => sideComment(index, `u-side-a${index % 50}`, 22)),
+  );
+  const sidePost = post('c-huge', 'ph-side', 'c-huge-m5', 23);
+  const sidePostId = jobIdOf(sidePost);
+  let sidePostTaken = Number.NaN;
+  let sidePostDone = Number.NaN;
+  const onSidePost = (job: { id: unknown }) => {
+    if (String(job.id) === sidePostId) sidePostTaken = performance.now();
+  };
+  const onSidePostDone = (job: { id: unknown }) => {
+    if (String(job.id) === sidePostId) sidePostDone = performance.now();
+  };
+  queue.on('active', onSidePost);
+  queue.on('completed', onSidePostDone);
+  await queue.add(
+    { dedupeKey: sidePostId, webhook: 'bench', receivedAt: iso(0), ...sidePost } satisfies WebhookJobData,
+    { ...webhookJobOptions, jobId: sidePostId },
+  );
+  while (Number.isNaN(sidePostTaken)) await new Promise((resolve) => setTimeout(resolve, 5));
+  const sideBeside = await jobTimes(
+    `${sideIndexes.length} comments beside a post to ${huge} members`,
+    sideIndexes.map((index) => sideComment(index, `u-side-b${index % 50}`, 24)),
+  );
+  const commentsDoneAt = performance.now();
+  while (Number.isNaN(sidePostDone)) {
+    if (failure) throw failure;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  queue.off('active', onSidePost);
+  queue.off('completed', onSidePostDone);
+  const sidePostMs = sidePostDone - sidePostTaken;
+  say(
+    `post to c-huge beside comments: ${s(sidePostMs)} s; the comments done ${s(commentsDoneAt - sidePostTaken)} s after it was taken`,
+  );
   await worker.close();
 
   // Baselines: the bare statements on a table shaped like the records, same server, same run.
@@ -432,7 +519,6 @@ try {
   await storage.close();
 
   const rate = (ms: number, count = events) => Math.round((count * 1000) / ms);
-  const s = (ms: number) => (ms / 1000).toFixed(2);
   const check = (ok: boolean, target: string) => {
     if (!ok) missedTarget = true;
     return `${ok ? 'ok' : 'MISSED'} ${target}`;
@@ -506,6 +592,18 @@ try {
       '',
     ),
   ];
+  const ms = (sorted: number[], p: number) =>
+    (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN).toFixed(1);
+  const sideRow = (label: string, { times, allMs }: { times: number[]; allMs: number }) =>
+    `| ${label.padEnd(46)} | ${s(allMs).padStart(8)} | ${ms(times, 50).padStart(8)} | ${ms(times, 99).padStart(8)} | ${ms(times, 100).padStart(8)} |`;
+  out.push(
+    '',
+    `beside a fan-out: ${sideIndexes.length} grouped comments, all done (s), and each job's time from its take to its completion (ms)`,
+    `| ${'comments'.padEnd(46)} | ${'all, s'.padStart(8)} | ${'p50'.padStart(8)} | ${'p99'.padStart(8)} | ${'max'.padStart(8)} |`,
+    `| ${'---'.padEnd(46)} | ${'---'.padStart(8)} | ${'---'.padStart(8)} | ${'---'.padStart(8)} | ${'---'.padStart(8)} |`,
+    sideRow('alone', sideAlone),
+    sideRow(`beside a post to ${huge} members (${s(sidePostMs)} s)`, sideBeside),
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 } finally {
   await cleanup();

@@ -50,5 +50,13 @@ describe('scripts/bench-worker.ts', () => {
         /\| comments, post of 200 commenters, events\/s +\| +\d+ \| +\d+ \| +\|/,
       );
     });
+
+    it('times grouped comments alone and beside a post to the huge community', () => {
+      expect(result.stdout).to.include('beside a fan-out: 40 grouped comments');
+      expect(result.stdout).to.match(/\| alone +\| +[\d.]+ \| +[\d.]+ \| +[\d.]+ \| +[\d.]+ \|/);
+      expect(result.stdout).to.match(
+        /\| beside a post to 60 members \([\d.]+ s\) +\| +[\d.]+ \| +[\d.]+ \| +[\d.]+ \| +[\d.]+ \|/,
+      );
+    });
   });
 });
