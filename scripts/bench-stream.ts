@@ -297,26 +297,37 @@ runCli(async () => {
         );
       }
       await storage.close();
-      const reached = new Set<string>();
-      let lastReach = 0;
-      const fanStreams: Stream[] = [];
-      for (const [i, user] of members.entries()) {
-        openingProgress('fan-out', i, members.length);
-        fanStreams.push(
-          await openStream(
-            `http://127.0.0.1:${trayPorts[i % 2]}/notifications/v3/stream`,
-            await token(user),
-            (event, data) => {
-              if (event !== 'record' || (JSON.parse(data) as { targetId: string }).targetId !== 'c-fan')
-                return;
-              if (reached.has(user)) return;
+      /**
+       * One stream per member (`open`), then `send`: how many streams got a `record` event that
+       * `counts`, and the ms from the acknowledgement to the last of them.
+       */
+      const timeFanOut = async (
+        open: (i: number, user: string, onEvent: (event: string, data: string) => void) => Promise<Stream>,
+        counts: (data: string) => boolean,
+        send: () => Promise<Response>,
+      ) => {
+        const reached = new Set<string>();
+        let last = 0;
+        const held: Stream[] = [];
+        for (const [i, user] of members.entries()) {
+          openingProgress('fan-out', i, members.length);
+          held.push(
+            await open(i, user, (event, data) => {
+              if (event !== 'record' || reached.has(user) || !counts(data)) return;
               reached.add(user);
-              lastReach = performance.now();
-            },
-          ),
-        );
-      }
-      await sleep(1_000);
+              last = performance.now();
+            }),
+          );
+        }
+        await sleep(1_000);
+        const answer = await send();
+        await answer.arrayBuffer();
+        const ack = performance.now();
+        const deadline = ack + 30_000;
+        while (reached.size < members.length && performance.now() < deadline) await sleep(20);
+        for (const stream of held) stream.close();
+        return { reached: reached.size, lastMs: Math.round(last - ack), status: answer.status };
+      };
       const postBody = JSON.stringify({
         event: 'post.didCreate',
         data: {
@@ -333,49 +344,35 @@ runCli(async () => {
           users: [{ userId: 'u-poster', displayName: 'Poster' }],
         },
       });
-      const posted = await sendSignedWebhook(
-        `http://127.0.0.1:${receiverPort}/webhooks`,
-        postBody,
-        WEBHOOK_SECRET,
+      const fan = await timeFanOut(
+        async (i, user, onEvent) =>
+          openStream(
+            `http://127.0.0.1:${trayPorts[i % 2]}/notifications/v3/stream`,
+            await token(user),
+            onEvent,
+          ),
+        (data) => (JSON.parse(data) as { targetId: string }).targetId === 'c-fan',
+        () => sendSignedWebhook(`http://127.0.0.1:${receiverPort}/webhooks`, postBody, WEBHOOK_SECRET),
       );
-      await posted.arrayBuffer();
-      const postAck = performance.now();
-      const fanDeadline = postAck + 30_000;
-      while (reached.size < members.length && performance.now() < fanDeadline) await sleep(20);
-      const fanMs = Math.round(lastReach - postAck);
-      const fanOk = posted.status === 200 && reached.size === members.length && fanMs <= 2000;
+      const fanOk = fan.status === 200 && fan.reached === members.length && fan.lastMs <= 2000;
       if (!fanOk) failedTargets = true;
       process.stdout.write(
         `fan-out (ack -> SSE record on every member's stream), one post to ${members.length} members with a stream each on 2 tray processes:\n` +
-          `  reached ${reached.size} of ${members.length} streams; the last ${fanMs} ms after the acknowledgement (${posted.status}) - ${fanOk ? 'ok' : 'MISSED'} <= 2000 ms\n`,
+          `  reached ${fan.reached} of ${members.length} streams; the last ${fan.lastMs} ms after the acknowledgement (${fan.status}) - ${fanOk ? 'ok' : 'MISSED'} <= 2000 ms\n`,
       );
-      for (const stream of fanStreams.splice(0)) stream.close();
       // The baseline: one record to every member, each with a stream on one of the bare servers.
-      const bareReached = new Set<string>();
-      let bareLast = 0;
-      for (const [i, user] of members.entries()) {
-        fanStreams.push(
-          await openStream(bare[i % 2]?.streamUrl(user) ?? '', '', (event) => {
-            if (event !== 'record' || bareReached.has(user)) return;
-            bareReached.add(user);
-            bareLast = performance.now();
-          }),
-        );
-      }
-      await sleep(1_000);
-      const bareAnswer = await (bare[0] as BareStreamServer).send({ users: members, data: '{}' });
-      await bareAnswer.arrayBuffer();
-      const bareAck = performance.now();
-      const bareDeadline = bareAck + 30_000;
-      while (bareReached.size < members.length && performance.now() < bareDeadline) await sleep(20);
+      const bareFan = await timeFanOut(
+        (i, user, onEvent) => openStream(bare[i % 2]?.streamUrl(user) ?? '', '', onEvent),
+        () => true,
+        () => (bare[0] as BareStreamServer).send({ users: members, data: '{}' }),
+      );
       process.stdout.write(
         `  baseline, the bare path (${BARE_PATH}), one record to every member on 2 bare servers:\n` +
-          `  reached ${bareReached.size} of ${members.length} streams` +
-          (bareReached.size > 0
-            ? `; the last ${Math.round(bareLast - bareAck)} ms after the acknowledgement (${bareAnswer.status})\n`
-            : ` (${bareAnswer.status})\n`),
+          `  reached ${bareFan.reached} of ${members.length} streams` +
+          (bareFan.reached > 0
+            ? `; the last ${bareFan.lastMs} ms after the acknowledgement (${bareFan.status})\n`
+            : ` (${bareFan.status})\n`),
       );
-      for (const stream of fanStreams) stream.close();
     }
 
     // 4. Snoozes ending within a window, each woken back onto its user's open stream.

@@ -45,6 +45,7 @@ import { startPostgres, startRedis, type LocalServer } from './lib/local-servers
 import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 import { workerBenchEnvelopes } from './lib/worker-bench-envelopes.ts';
+import { quantile } from './lib/quantile.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -592,8 +593,7 @@ try {
       '',
     ),
   ];
-  const ms = (sorted: number[], p: number) =>
-    (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN).toFixed(1);
+  const ms = (sorted: number[], p: number) => quantile(sorted, p / 100).toFixed(1);
   const sideRow = (label: string, { times, allMs }: { times: number[]; allMs: number }) =>
     `| ${label.padEnd(46)} | ${s(allMs).padStart(8)} | ${ms(times, 50).padStart(8)} | ${ms(times, 99).padStart(8)} | ${ms(times, 100).padStart(8)} |`;
   out.push(

@@ -21,6 +21,26 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
   before(() => buildClient());
   const tray = useLiveTray({ instances: 1, demo: true });
   const user = 'u-demo';
+  /** Changes made through the tray API while a page is open, as another client of the user's would. */
+  const changes = {
+    archive: async (user: string, id: string) =>
+      request(tray.instance(0).base)
+        .post('/notifications/v3/records/archive')
+        .set('Authorization', await bearer(user))
+        .send({ ids: [id] })
+        .expect(200),
+    snooze: async (user: string, id: string) =>
+      request(tray.instance(0).base)
+        .post('/notifications/v3/records/snooze')
+        .set('Authorization', await bearer(user))
+        .send({ ids: [id], until: Date.now() + 3_600_000 })
+        .expect(200),
+    'delete-all': async (user: string) =>
+      request(tray.instance(0).base)
+        .delete('/notifications/v3/delete-all')
+        .set('Authorization', await bearer(user))
+        .expect(200),
+  };
   let context: BrowserContext;
   let page: Page;
   let dir: string;
@@ -297,25 +317,6 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       };
     }
 
-    const changes = {
-      archive: async (user: string, id: string) =>
-        request(tray.instance(0).base)
-          .post('/notifications/v3/records/archive')
-          .set('Authorization', await bearer(user))
-          .send({ ids: [id] })
-          .expect(200),
-      snooze: async (user: string, id: string) =>
-        request(tray.instance(0).base)
-          .post('/notifications/v3/records/snooze')
-          .set('Authorization', await bearer(user))
-          .send({ ids: [id], until: Date.now() + 3_600_000 })
-          .expect(200),
-      'delete-all': async (user: string) =>
-        request(tray.instance(0).base)
-          .delete('/notifications/v3/delete-all')
-          .set('Authorization', await bearer(user))
-          .expect(200),
-    };
     for (const [change, make] of Object.entries(changes)) {
       it(`does not bring back a record the stream said left the inbox (${change})`, async () => {
         const user = `u-late-${change}`;
@@ -522,11 +523,7 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       await submit(other);
       await other.locator(`#records li[data-id="${id}"]`).waitFor({ timeout: 10_000 });
       // Archived before the stream subscribed: no event of it will ever say so.
-      await request(tray.instance(0).base)
-        .post('/notifications/v3/records/archive')
-        .set('Authorization', await bearer(late))
-        .send({ ids: [id] })
-        .expect(200);
+      await changes.archive(late, id);
       const secondRead = other.waitForResponse((response) => response.url().includes('/history'), {
         timeout: 15_000,
       });

@@ -158,6 +158,8 @@ function remoteKeys(
   let failedAt = Number.NEGATIVE_INFINITY;
   let lastFailure: unknown;
   let warnedAt = Number.NEGATIVE_INFINITY;
+  /** How long until the key server is asked again (<= 0: now). */
+  const untilRetry = () => retryMs - (Date.now() - failedAt);
   // jose writes each fetched set and its time here; `stale` is the lookup over the set kept.
   const fetched: JWKSCacheInput = {};
   let stale: { uat: number; keys: JWTVerifyGetKey } | undefined;
@@ -168,8 +170,8 @@ function remoteKeys(
     return stale.keys;
   };
   const fetchUnlessFailing: NonNullable<RemoteJWKSetOptions[typeof customFetch]> = (input, init) => {
-    const waited = Date.now() - failedAt;
-    if (waited < retryMs) return Promise.reject(keysUnavailable(lastFailure, retryMs - waited));
+    const wait = untilRetry();
+    if (wait > 0) return Promise.reject(keysUnavailable(lastFailure, wait));
     return fetch(input, init);
   };
   // The key set is fetched again once it is JWKS_CACHE_MAX_AGE_MS old, or at once for a token of
@@ -203,8 +205,7 @@ function remoteKeys(
           );
         }
       }
-      const unavailable =
-        error instanceof AppError ? error : keysUnavailable(error, retryMs - (Date.now() - failedAt));
+      const unavailable = error instanceof AppError ? error : keysUnavailable(error, untilRetry());
       if (!kept) throw unavailable;
       try {
         return await kept(protectedHeader, token);
