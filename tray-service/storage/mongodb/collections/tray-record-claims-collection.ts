@@ -20,6 +20,11 @@ export interface RecordClaimDoc {
    * claim: only a write of this same state is the owner's retry.
    */
   state?: string;
+  /**
+   * The claiming call's own id: a claim found under it was inserted by that very call (an insert
+   * run again after its answer was lost). Absent on claims of earlier releases.
+   */
+  call?: string;
   claimedAt: Date;
   /** Claims are only needed for the instant of a write; TTL-deleted (or purged) after this. */
   expiresAt: Date;

@@ -205,7 +205,9 @@ export async function casUpdateRecords(
     for (const key of inserted.lost) retry.add(key);
     const lost = new Set(inserted.lost);
     for (const next of inserts) {
-      if (lost.has(next._id)) continue;
+      // One lost may be this call's own all the same (an insert run again after its answer was
+      // lost): the next round recognises it by its whole state, which no other writer's insert has
+      // (each starts at a random version of its own), and never takes another's for it.
       attempted.set(next._id, next);
       replaced.delete(next._id);
       expiredAt.delete(next._id);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../collections/collection-names.ts';
@@ -57,15 +58,18 @@ export async function claimVersions(
   const now = options.now ?? new Date();
   const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
   const expiresAt = new Date(now.getTime() + DAY_MS);
+  const call = randomUUID();
   const docs: RecordClaimDoc[] = wanted.map(({ recordId, version, state }) => ({
     _id: `${recordId}#${version}`,
     owner: options.owner,
     state,
+    call,
     claimedAt: now,
     expiresAt,
   }));
   const lost = new Set(await insertCoalesced<RecordClaimDoc>(db, TRAY_RECORD_CLAIMS, docs));
-  // One more read per lost claim (they are few: only records a concurrent writer is moving). A
+  // One more read per lost claim (they are few: only records a concurrent writer is moving). One
+  // under this call's id is this call's own, its insert run again after the answer was lost. A
   // claim of this same job for this same state, once older than OWN_CLAIM_REUSE_MS (a retry after a
   // failure between claim and write), is ours to use; a younger one may be a twin's still writing.
   // A claim of the same owner for another state is a concurrent write, not a retry (one job's
@@ -77,7 +81,8 @@ export async function claimVersions(
     const doc = docs[index];
     const _id = doc?._id ?? '';
     const claim = await claims.findOne({ _id });
-    if (
+    if (claim?.call === call) lost.delete(index);
+    else if (
       claim?.owner === options.owner &&
       (claim.state === undefined || claim.state === doc?.state) &&
       claim.claimedAt.getTime() <= reusableBefore

@@ -2,6 +2,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Document, OptionalUnlessReq
 import { groupCommit } from '../../../../shared/async/group-commit.ts';
 import { InsertRefusedError } from './insert-refused-error.ts';
 import { insertOutcomes, type InsertOutcome } from './insert-outcomes.ts';
+import { writeConcernFailureOf } from './write-concern-failure.ts';
 
 /*
  * Group commit of the worker's writes, an adapter mechanism kept on every server for speed, not
@@ -53,14 +54,33 @@ function coalescer<K extends keyof Coalescers>(
 }
 
 /**
+ * An unordered insert of `batch`, run once more when its command failed without a word on its
+ * documents (no write error, no write concern failure): it may have gone in all the same, its
+ * answer lost to a cut connection or to a server restarted between its commit and its reply.
+ * MongoDB's retryable writes run such an insert again and the server knows it ran; FerretDB and a
+ * standalone MongoDB have none, so the adapter runs it again itself. What went in comes back as
+ * duplicate keys, which the callers recognise as theirs where it matters (a version claim by its
+ * call's id, a new record by its whole state).
+ */
+async function insertOnceMore(collection: Collection, batch: readonly Document[]): Promise<InsertOutcome[]> {
+  const insert = () => insertOutcomes(collection.insertMany([...batch], { ordered: false }), batch.length);
+  try {
+    return await insert();
+  } catch (error) {
+    if (writeConcernFailureOf(error) !== undefined) throw error;
+    return insert();
+  }
+}
+
+/**
  * Inserts `docs` into `name`, sharing the insert command with the concurrent callers of this
  * process (see groupCommit), and returns the indexes of `docs` that were duplicate keys (a
  * redelivery, or a concurrent writer that inserted the same `_id` first). Unordered: each
  * document is inserted or refused on its own, as with `insertMany({ordered: false})`. A document
  * the server refuses fails its own caller (InsertRefusedError), whatever became of the others; a
- * command that fails as a whole (a document the driver cannot send, say) is run again caller by
- * caller, so only the caller that cannot succeed fails. Inserts are idempotent, so each retries
- * safely.
+ * command that fails as a whole (a document the driver cannot send, say) is run again once, then
+ * caller by caller, so only the caller that cannot succeed fails. Inserts are idempotent, so each
+ * retries safely; a caller's own document may come back from a retry as a duplicate.
  */
 export async function insertCoalesced<T extends Document>(
   db: Db,
@@ -68,10 +88,11 @@ export async function insertCoalesced<T extends Document>(
   docs: readonly OptionalUnlessRequiredId<T>[],
 ): Promise<number[]> {
   const submit = coalescer(db, 'inserts', name, (collection) =>
-    groupCommit<Document, InsertOutcome>(
-      (batch) => insertOutcomes(collection.insertMany([...batch], { ordered: false }), batch.length),
-      { maxBatch: MAX_INSERTS, maxInFlight: MAX_IN_FLIGHT, isolateFailures: true },
-    ),
+    groupCommit<Document, InsertOutcome>((batch) => insertOnceMore(collection, batch), {
+      maxBatch: MAX_INSERTS,
+      maxInFlight: MAX_IN_FLIGHT,
+      isolateFailures: true,
+    }),
   );
   const outcomes = await submit(docs as readonly Document[]);
   const duplicates: number[] = [];
