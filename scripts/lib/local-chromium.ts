@@ -1,4 +1,5 @@
 import { chromium, type BrowserContext } from 'playwright-core';
+import { isLoopbackHost } from '../../shared/config/loopback-host.ts';
 
 /** Debian's chromium (scripts/setup.sh installs it); never a browser downloaded by playwright. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -7,9 +8,9 @@ type ContextOptions = NonNullable<Parameters<typeof chromium.launchPersistentCon
 
 /**
  * Headless Debian Chromium on a profile directory of its own, quiet (no updates, sync or QUIC),
- * reaching only 127.0.0.1: a page's link to anywhere else (a web font, a CDN) is refused, so no
- * request of a test or of try-stack's walk leaves the machine. `options` adds context settings
- * (timezone, locale, viewport).
+ * reaching only loopback (127.0.0.0/8, localhost, ::1: a stack may listen on any of them): a
+ * page's link to anywhere else (a web font, a CDN) is refused, so no request of a test or of
+ * try-stack's walk leaves the machine. `options` adds context settings (timezone, locale, viewport).
  */
 export async function launchLocalChromium(
   profileDir: string,
@@ -31,7 +32,7 @@ export async function launchLocalChromium(
     ],
   });
   await context.route('**/*', (route) =>
-    new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
+    isLoopbackHost(new URL(route.request().url()).hostname) ? route.continue() : route.abort(),
   );
   return context;
 }
