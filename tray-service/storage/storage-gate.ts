@@ -23,6 +23,12 @@ export interface StorageGate {
    */
   refused(waitMs: number): Promise<void>;
   /**
+   * A job's wait after the storage said "not now" while it answers (a statement or lock timeout):
+   * `waitMs`, cut short by stop(). After stop() the job parks like one at a shut gate, and the
+   * shutdown stops waiting for it (parkedAfterStop) instead of for the rest of its waits.
+   */
+  busy(waitMs: number): Promise<void>;
+  /**
    * Called when a job that met a refusal is done with it (it wrote, or failed for a reason of its
    * own): opens a gate a refusal shut, so that the jobs held there find out for themselves.
    */
@@ -34,8 +40,9 @@ export interface StorageGate {
   isOutage(): Promise<boolean>;
   readonly isOpen: boolean;
   /**
-   * Resolves when an outage is found after stop(): the jobs a shutdown waits for are then parked
-   * for good (nothing probes any more), and the shutdown stops waiting for them.
+   * Resolves when a job parks after stop() (an outage found then, or a busy wait cut short): the
+   * jobs a shutdown waits for are then parked for good (nothing probes any more), and the shutdown
+   * stops waiting for them.
    */
   readonly parkedAfterStop: Promise<void>;
   /**
@@ -68,6 +75,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   let probing: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const parked = Promise.withResolvers<undefined>();
+  const stopping = Promise.withResolvers<undefined>();
 
   const answers = (): Promise<boolean> => {
     probing ??= withTimeout(options.ping(), probeTimeoutMs, 'storage ping').then(
@@ -154,6 +162,14 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
       await new Promise((resolve) => setTimeout(resolve, waitMs));
       if (stopped) return new Promise<void>(() => undefined);
     },
+    async busy(waitMs) {
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((resolve) => (wait = setTimeout(resolve, waitMs))), stopping.promise]);
+      clearTimeout(wait);
+      if (!stopped) return;
+      parked.resolve(undefined);
+      return new Promise<void>(() => undefined);
+    },
     leftRefusal() {
       if (outage?.refusal) reopen();
     },
@@ -164,6 +180,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     stop() {
       stopped = true;
       clearTimeout(timer);
+      stopping.resolve(undefined);
     },
   };
 }
@@ -172,8 +189,8 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
  * Closes a queue whose jobs wait at `gate` (a shutdown): waits for the jobs in flight, unless they
  * wait for the storage. Those stay active and are taken again as stalled jobs, which costs no
  * attempt (WEBHOOK_MAX_STALLED_COUNT stalls at most); so do jobs that meet an outage while it
- * waits (the database stopped with the rest of a stack), which would otherwise hold the close
- * until the shutdown's deadline.
+ * waits (the database stopped with the rest of a stack) or wait out a storage that says "not now",
+ * which would otherwise hold the close until the shutdown's deadline.
  */
 export async function closeQueueAtGate(
   gate: StorageGate,

@@ -237,7 +237,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         if (isStorageUnavailable(error) && busyWaits < STORAGE_BUSY_WAITS) {
           const waitMs = busyWaitMs(busyWaits);
           busyWaits += 1;
-          await new Promise((resolve) => setTimeout(resolve, waitMs));
+          await gate.busy(waitMs);
           continue;
         }
         throw error;

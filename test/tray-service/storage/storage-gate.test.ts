@@ -103,6 +103,33 @@ describe('createStorageGate', () => {
     expect(probes).to.equal(1);
   });
 
+  describe('busy waits (the storage answers but says "not now" to a job)', () => {
+    it('waits the time asked, gate open, and lets the job try again', async () => {
+      const { logger } = recordingLogger();
+      const gate = createStorageGate({ ping: () => Promise.resolve(), logger });
+      const started = performance.now();
+      await gate.busy(50);
+      expect(performance.now() - started).to.be.at.least(45);
+      expect(gate.isOpen).to.equal(true);
+      gate.stop();
+    });
+
+    it('cut short by stop: parks the job and tells the shutdown, which stops waiting for it', async () => {
+      const { logger } = recordingLogger();
+      const gate = createStorageGate({ ping: () => Promise.resolve(), logger });
+      let retried = false;
+      void gate.busy(60_000).then(() => (retried = true));
+      let parked = false;
+      void gate.parkedAfterStop.then(() => (parked = true));
+      await sleep(10);
+      expect(parked).to.equal(false);
+      gate.stop();
+      await sleep(10);
+      expect(parked).to.equal(true);
+      expect(retried).to.equal(false);
+    });
+  });
+
   describe('refused writes (a read-only server or a full disk, while the ping passes)', () => {
     it('shuts without probing, lets the refused jobs by, and opens when one of them is done with it', async () => {
       const { logger, messages } = recordingLogger();

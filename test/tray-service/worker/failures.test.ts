@@ -19,6 +19,7 @@ import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { startFerretOnPostgres, type FerretOnPostgres } from '../../../scripts/lib/local-servers.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
@@ -329,12 +330,15 @@ function useStoreFailing(
   const prefix = useQueuePrefix();
   const suite = useTrayStorage('postgres');
   const shared = usePostgres();
+  let worker: RunningWorker | undefined;
   const state = {
     queue: undefined as BullQueue<WebhookJobData> | undefined,
+    prefix,
     failuresLeft: 0,
     stores: 0,
+    /** The worker's shutdown, as a SIGTERM runs it. */
+    close: async () => worker?.close(),
   };
-  let worker: RunningWorker | undefined;
   before(async () => {
     const client = new pg.Client({ connectionString: shared.url });
     await client.connect();
@@ -446,6 +450,47 @@ describe('tray worker when the database answers but says "not now" to a job (a s
     expect(await settled(job)).to.equal('failed');
     // Each attempt: the first run and 6 more after waits.
     expect(failing.stores).to.equal(14);
+    failing.failuresLeft = 0;
+  });
+});
+
+// A rollout during a lock storm: the worker is told to stop while a job waits out a "not now" (up
+// to 30 s a wait, six of them). The shutdown waited for the job's waits, past its 8 s deadline, and
+// the process exited without closing its storage.
+describe('tray worker closing while a job waits out a database that says "not now"', () => {
+  const failing = useStoreFailing(
+    '57014',
+    async (client) => {
+      await client.query('SET statement_timeout = 1');
+      await client.query('SELECT pg_sleep(1)');
+    },
+    { storageBusyFirstWaitMs: 10_000 },
+  );
+
+  it('stops waiting for the job, which stays active to run again elsewhere without spending an attempt', async function () {
+    this.timeout(30_000);
+    failing.failuresLeft = Number.POSITIVE_INFINITY;
+    const job = await failing.queue!.add(jobDataOf(commentEvent({ commentId: 'cm-busy-closing' })), {
+      ...webhookJobOptions,
+      attempts: 3,
+    });
+    await waitFor(() => failing.stores === 1, 10_000, 'the job’s first run');
+    const started = performance.now();
+    const outcome = await Promise.race([
+      failing.close().then(() => 'closed'),
+      sleep(5_000).then(() => 'still closing'),
+    ]);
+    expect(outcome).to.equal('closed');
+    expect(performance.now() - started).to.be.below(3_000);
+    expect(failing.stores).to.equal(1);
+    const probe = createWebhookQueue({ redis: testStack().redisUrl, prefix: failing.prefix });
+    try {
+      const left = await probe.getJob(job.id);
+      expect(await left?.getState()).to.equal('active');
+      expect(left?.attemptsMade).to.equal(0);
+    } finally {
+      await probe.close();
+    }
     failing.failuresLeft = 0;
   });
 });
