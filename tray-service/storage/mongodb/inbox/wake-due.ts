@@ -39,7 +39,10 @@ export async function wakeDue(db: Db, now: number, limit: number): Promise<Inbox
         .sort({ snoozedUntil: 1, _id: 1 })
         .limit(asked)
         .toArray();
-      const due = read.filter((record) => !held.has(record._id));
+      // At most `wanted`: a held record woken by its holder since is no longer read, and the one
+      // more asked for it would wake past the limit (a wake-up coming back over full ends the
+      // loop's round early, as if nothing more were due).
+      const due = read.filter((record) => !held.has(record._id)).slice(0, wanted);
       const { left } = await casUpdateRecords(
         db,
         due.map((record) => record._id),

@@ -11,6 +11,7 @@ import { ensureTestCollections } from '../../../../support/ensure-test-collectio
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { aTrayRecord, insertRecords } from '../../../../support/tray-record-builder.ts';
 import { claimFor } from '../support/claim-for.ts';
+import { withCollectionMethod } from '../../../../support/with-collection-method.ts';
 
 // A record held by a claim of a process that died between claiming and writing it stays held for
 // the claim's takeover (60 s). Each wake-up read it first and retried it for about 12 s before
@@ -75,5 +76,42 @@ describe('wakeDue on MongoDB with one due record held by a stopped writer’s cl
     // The first wake-up takes the stale claim away (claimVersions), the next one wakes it.
     await wakeDue(mongo.db, now, 10);
     expect((await wakeDue(mongo.db, now, 10)).map((woken) => woken.key)).to.include(record._id);
+  });
+
+  // The held record woken by the process that held it between two reads: the next read no longer
+  // has it, and asked one record more for it. Waking past the limit ended the loop's round early
+  // (it goes on while a wake-up comes back full), leaving the rest due for one more interval.
+  it('wakes no more than its limit when a held record was woken elsewhere between two reads', async () => {
+    const now = Date.now();
+    const snoozed = (userId: string, endedAgo: number) =>
+      aTrayRecord({ userId, box: 'snoozed', snoozedUntil: now - endedAgo, lastUpdate: now - 60_000 });
+    const held = snoozed('limit-held', 5_000);
+    const others = ['limit-a', 'limit-b', 'limit-c', 'limit-d'].map((userId, index) =>
+      snoozed(userId, 4_000 - index * 1_000),
+    );
+    await insertRecords(mongo.db, [held, ...others]);
+    await claimFor(mongo.db, 'another-process', held._id, held.version + 1);
+    let reads = 0;
+    const db = withCollectionMethod(
+      mongo.db,
+      TRAY_RECORDS,
+      'find',
+      (find) =>
+        ((...args: Parameters<typeof find>) => {
+          const cursor = find(...args);
+          if (++reads !== 2) return cursor;
+          // Before the second read runs: the holder wakes its record.
+          const read = cursor.toArray.bind(cursor);
+          cursor.toArray = async () => {
+            await mongo.db
+              .collection<TrayRecordDoc>(TRAY_RECORDS)
+              .updateOne({ _id: held._id }, { $set: { box: 'inbox', version: held.version + 1 } });
+            return read();
+          };
+          return cursor;
+        }) as typeof find,
+    );
+    const woken = await wakeDue(db, now, 2);
+    expect(woken.map((record) => record.key)).to.deep.equal([others[0]!._id, others[1]!._id]);
   });
 });
