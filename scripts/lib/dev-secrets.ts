@@ -3,7 +3,6 @@ import {
   chmodSync,
   closeSync,
   linkSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -13,6 +12,7 @@ import {
 } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError } from '../../shared/errors/config-error.ts';
+import { makeOwnerOnlyDir } from './owner-only-dir.ts';
 
 /**
  * The development stack's own secrets (`npm start`): made with a cryptographic random generator on
@@ -141,7 +141,7 @@ export function loadOrCreateDevSecrets(dataDir: string): {
   added: (keyof DevSecrets)[];
 } {
   const path = devSecretsPath(dataDir);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeOwnerOnlyDir(dataDir);
   const fresh = Object.fromEntries(NAMES.map((name) => [name, newSecret()])) as unknown as DevSecrets;
   if (createWhole(path, fresh)) return { secrets: fresh, created: true, added: [] };
   // Someone widened the file's mode: put it back to the owner only.

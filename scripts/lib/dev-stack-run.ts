@@ -3,7 +3,7 @@
 // The first SIGINT or SIGTERM drains and stops every child; a second makes the services exit at once;
 // a service still running some seconds after its signal (its event loop blocked) is killed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
 import { FORCED_STOP_MS, SERVICE_STOP_MS } from './dev-stack-stop.ts';
@@ -28,6 +28,7 @@ import { checkDataDir } from './check-data-dir.ts';
 import { staleStackUrls } from './stale-stack-urls.ts';
 import { operatorEnvironment } from './operator-environment.ts';
 import { metricsPortsProblem, ownRedisWanted, serviceEnvironments, stackDefaults } from './stack-settings.ts';
+import { makeOwnerOnlyDir } from './owner-only-dir.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
@@ -221,7 +222,7 @@ async function start(): Promise<void> {
   if (exposeOn !== 'on' && exposeOn !== 'off')
     throw new Error(`STACK_EXPOSE: expected on or off, got "${exposeOn}"`);
   checkDataDir(dataDir);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeOwnerOnlyDir(dataDir);
   // Another stack's directory is left as it is: the lock and the leftover check come before any
   // change to it (closing it to its group shut out the running stack's PostgreSQL, run as `postgres`).
   releaseLock = lockDataDir(dataDir);

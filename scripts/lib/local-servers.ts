@@ -22,6 +22,7 @@ import { hasExited } from './has-exited.ts';
 import { trackStarted } from './started-processes.ts';
 import { logFailureLine, markLog, type LogMark } from './log-failure-line.ts';
 import { pgAdminClient } from './pg-admin-client.ts';
+import { makeOwnerOnlyDir } from './owner-only-dir.ts';
 
 /**
  * A server process as soon as it is spawned, before it is ready: what a caller needs to stop it if
@@ -167,7 +168,7 @@ function launch(
 ): { child: ChildProcess; log: LogMark } {
   // The server's files and its log are its owner's only (mkdir's mode does not apply to an old
   // folder, nor open's to an old file).
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeOwnerOnlyDir(dir);
   chmodSync(dir, 0o700);
   const path = join(dir, `${name}.log`);
   const mark = markLog(path);
@@ -213,7 +214,7 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
   const port = options.port ?? (await freePort());
   const conf = join(options.dir, 'redis.conf');
   if (options.password !== undefined) {
-    mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    makeOwnerOnlyDir(options.dir);
     writeFileSync(conf, `requirepass ${options.password}\n`, { mode: 0o600 });
     chmodSync(conf, 0o600);
   }
@@ -500,7 +501,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   // Folders above it made as any other (0700, the postgres account could not pass them), then its
   // socket, log and cluster: the owner's only (PostgreSQL itself wants its data folder so).
   mkdirSync(dirname(options.dir), { recursive: true });
-  mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+  makeOwnerOnlyDir(options.dir);
   chmodSync(options.dir, 0o700);
   if (account) {
     spawnSync('chown', ['-R', 'postgres', options.dir]);
