@@ -88,13 +88,19 @@ function parse(path: string, names: readonly (keyof DevSecrets)[]): Record<strin
   return parsed;
 }
 
-/** The tools' secrets, or undefined when `npm start` has not run with this data directory yet. */
+/**
+ * The tools' secrets, or undefined when `npm start` has not run with this data directory yet.
+ * Throws when the file is there but cannot be read (another account's stack: its data folder is
+ * 0700), naming it and why: "run npm start" would send the user after secrets that exist.
+ */
 export function readDevSecrets(dataDir: string): ToolSecrets | undefined {
   const path = devSecretsPath(dataDir);
   try {
     statSync(path);
-  } catch {
-    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new Error(`${path} cannot be read (${code ?? (error as Error).message})`, { cause: error });
   }
   const parsed = parse(path, TOOL_NAMES);
   return Object.fromEntries(TOOL_NAMES.map((name) => [name, parsed[name]])) as unknown as ToolSecrets;
@@ -172,7 +178,17 @@ export function devSecretOr(
 ): string {
   if (value) return value;
   const dataDir = devDataDir(env);
-  const secrets = readDevSecrets(dataDir);
+  let secrets: ToolSecrets | undefined;
+  try {
+    secrets = readDevSecrets(dataDir);
+  } catch (error) {
+    throw new ConfigError([
+      {
+        variable,
+        message: `not set, and ${(error as Error).message}: run this as the account that ran \`npm start\`, or set ${variable}`,
+      },
+    ]);
+  }
   if (secrets === undefined) {
     throw new ConfigError([
       {

@@ -9,6 +9,8 @@ import {
   loadOrCreateDevSecrets,
   readDevSecrets,
 } from '../../../scripts/lib/dev-secrets.ts';
+import { runCommand } from '../../support/run-script.ts';
+import { unprivileged, unprivilegedFolder } from '../../support/unprivileged.ts';
 
 describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () => {
   let dir: string;
@@ -97,6 +99,29 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
       .to.throw(`${devSecretsPath(dir)}: not valid JSON`)
       .with.property('message')
       .that.does.not.match(/Zxcv/);
+  });
+
+  // The stack run as root keeps its data folder 0700: a tool run by another account cannot read
+  // the file, and told it to run `npm start` for secrets that were there.
+  it('that cannot be read fail the tool naming the file and why, not as missing', async function () {
+    this.timeout(30_000);
+    const data = join(unprivilegedFolder(dir, 'home'), 'data');
+    loadOrCreateDevSecrets(data);
+    chmodSync(data, 0o700);
+    // The stack's account (root, or this user) owns it; the tool runs as another.
+    const { command, args } = unprivileged(process.execPath, ['scripts/mint-token.ts', '--user', 'ana']);
+    const asOther = process.getuid?.() === 0;
+    if (!asOther) chmodSync(data, 0o000);
+    try {
+      const result = await runCommand(command, args, { PATH: process.env.PATH, STACK_DATA_DIR: data });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(
+        `JWT_SECRET: not set, and ${devSecretsPath(data)} cannot be read (EACCES)`,
+      );
+      expect(result.stderr).not.to.match(/run `npm start` once/);
+    } finally {
+      chmodSync(data, 0o700);
+    }
   });
 
   it('are created whole or not at all: no file is ever seen half-written', () => {
