@@ -169,8 +169,8 @@ export function prunableChanges<E extends MembershipEdge>(edges: readonly E[], c
 
 /**
  * Whether a join lets in an action at `at` processed at `processed`: the join is at or before it,
- * and no leave between them (one at the join's time included) was processed before both the join
- * and the action. A leave processed after the two takes back nothing they made.
+ * and no leave between them (one at the join's time included) was processed before the join or
+ * before the action, whichever came last. A leave processed after both takes back nothing they made.
  */
 function joinLetsIn(edges: readonly MembershipEdge[], join: MembershipEdge, at: number, processed: number) {
   const known = Math.max(join.processed ?? 0, processed);

@@ -122,9 +122,10 @@ export function awayAt(edges: readonly Edge[], at: number): boolean {
 
 /**
  * Whether the join lets in an action at `at` processed at `processed`: the join is at or before
- * it, and no leave between them (a leave at the join's time included) was processed before both
- * the join and the action were. A leave processed later takes back nothing the two made; a late
- * join adds what falls in the span it opens by the leaves known when it is processed.
+ * it, and no leave between them (a leave at the join's time included) was processed before the
+ * join or before the action, whichever came last. A leave processed after both takes back nothing
+ * the two made; a late join adds what falls in the span it opens by the leaves known when it is
+ * processed.
  */
 function joinLetsIn(edges: readonly Edge[], join: Edge, at: number, processed: number): boolean {
   const known = Math.max(join.processed, processed);
