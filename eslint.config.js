@@ -12,6 +12,7 @@ export default tseslint.config(
       'reports/**',
       'client/dist/**',
       'client/dist.next/**',
+      'client/dist.old/**',
     ],
   },
   js.configs.recommended,

@@ -150,13 +150,10 @@ fi
 stop_noted_services
 
 # 6. The client package's JavaScript (client/dist, built by tsc): the demo page loads it as ES
-#    modules from the tray service. Rebuilt when a source is newer than the build. Built beside it
-#    and moved into place whole: a build cut short (Ctrl-C) leaves no newer half of client/dist
-#    that the next run would take for a finished one.
+#    modules from the tray service. Rebuilt when a source is newer than the build, whole or not at
+#    all (scripts/build-client.sh), so a build cut short is never taken for a finished one.
 if [ ! -f client/dist/stream/index.js ] \
   || [ -n "$(find client/src client/tsconfig.json -newer client/dist/stream/index.js -print -quit)" ]; then
   say "building the client package (client/dist)"
-  rm -rf client/dist.next
-  node_modules/.bin/tsc -p client --outDir client/dist.next
-  rm -rf client/dist && mv client/dist.next client/dist
+  bash scripts/build-client.sh
 fi

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, repoRoot, runScript } from './run-script.ts';
+import { cleanEnv, repoRoot, runCommand } from './run-script.ts';
 
 let built: Promise<void> | undefined;
 
@@ -33,7 +33,7 @@ function distIsCurrent(): boolean {
 export function buildClient(): Promise<void> {
   built ??= distIsCurrent()
     ? Promise.resolve()
-    : runScript('node_modules/typescript/bin/tsc', ['-p', 'client'], cleanEnv(), 120_000).then(
+    : runCommand('bash', ['scripts/build-client.sh'], cleanEnv(), 120_000).then(
         ({ code, stdout, stderr }) => {
           if (code !== 0) throw new Error(`building the client failed:\n${stdout}${stderr}`);
         },
