@@ -20,7 +20,7 @@ export function streamCaller(verify: TokenVerifier, tickets: StreamTickets): Req
       throw new AppError(
         'UNAUTHORIZED',
         'ticket is unknown, expired or already used (POST /notifications/v3/stream-ticket issues one)',
-        { cause: new TicketRefused() },
+        { cause: new TicketRefused(), headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } },
       );
     }
     res.locals.userId = holder.userId;

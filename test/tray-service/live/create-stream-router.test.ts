@@ -529,6 +529,9 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expect(issued.headers['cache-control']).to.equal('private, no-store');
       const refused = await request(tray.instance(0).base).get(`${STREAM}?ticket=${'x'.repeat(43)}`);
       expectMatchesOpenApi(refused, 'GET', STREAM);
+      // Every 401 carries its challenge (RFC 9110 §11.6.1), a refused ticket's too.
+      expect(refused.status).to.equal(401);
+      expect(refused.headers['www-authenticate']).to.equal('Bearer error="invalid_token"');
     });
 
     it('opens one stream for its user, on any instance, once', async () => {
