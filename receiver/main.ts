@@ -13,6 +13,7 @@ import { warnVolatileRedis } from './store/warn-volatile-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
 import { describeWebhooks } from './signature/describe-webhooks.ts';
 import { MIN_SECRET_BYTES, shortSecretWebhooks } from './signature/short-secrets.ts';
+import { standardFormSecretWebhooks } from './signature/standard-form-secrets.ts';
 import { SpoolDirError } from './spool/spool-dir-error.ts';
 import { wireReceiver } from './wire-receiver.ts';
 
@@ -33,6 +34,14 @@ if (short.length > 0) {
   logger.warn(
     { webhooks: short, minBytes: MIN_SECRET_BYTES },
     `webhook secrets shorter than ${MIN_SECRET_BYTES} bytes: whoever guesses one can forge deliveries`,
+  );
+}
+
+const standardForm = standardFormSecretWebhooks(config.WEBHOOK_SECRETS);
+if (standardForm.length > 0) {
+  logger.warn(
+    { webhooks: standardForm },
+    'webhook secrets in the Standard Webhooks form (whsec_) on webhooks of the platform scheme: a Standard Webhooks sender is refused until WEBHOOK_SIGNATURE_SCHEME names them standard-webhooks',
   );
 }
 

@@ -172,6 +172,28 @@ describe('receiver/main.ts', function () {
     });
   });
 
+  // A Standard Webhooks sender's webhook whose scheme was forgotten: every delivery refused 401.
+  describe('with a whsec_ secret on a webhook of the platform scheme', () => {
+    it('warns at start-up naming the webhook and the variable, never the secret, and still starts', async () => {
+      const { child, output } = await start({
+        WEBHOOK_SECRETS: `eu=${secret},billing=${testStandardSecret}`,
+        WEBHOOK_ALLOWLIST: 'off',
+      });
+      try {
+        const warnings = output()
+          .split('\n')
+          .filter((line) => line.includes('Standard Webhooks form'))
+          .map((line) => JSON.parse(line) as { level: number; webhooks: unknown; msg: string });
+        expect(warnings).to.have.lengthOf(1);
+        expect(warnings[0]).to.deep.include({ level: 40, webhooks: ['billing'] });
+        expect(warnings[0]?.msg).to.include('WEBHOOK_SIGNATURE_SCHEME');
+        expect(output()).not.to.include(testStandardSecret);
+      } finally {
+        await stop(child);
+      }
+    });
+  });
+
   describe('with a platform webhook on its own header and a Standard Webhooks webhook', () => {
     it('logs one line saying how each webhook is verified (never a secret), and takes both from scripts/sign-and-send', async () => {
       const standardSecret = testStandardSecret;
