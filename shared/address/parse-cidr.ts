@@ -28,7 +28,11 @@ export function parseCidr(text: string): Cidr {
     if (!/^(0|[1-9]\d{0,2})$/.test(prefixText)) throw new Error(`"${text}" has an invalid prefix length`);
     prefix = Number(prefixText) - mappedOffset;
     if (prefix < 0 || prefix > max)
-      throw new Error(`"${text}" has a prefix length outside 0-${max + mappedOffset}`);
+      throw new Error(
+        mappedOffset > 0
+          ? `"${text}" has a prefix length outside 96-128, the range of an IPv4-mapped address (::ffff:0:0/96 and within)`
+          : `"${text}" has a prefix length outside 0-${max}`,
+      );
   }
   const network = networkAddress(address, prefix);
   if (network.toString() !== address.toString()) {

@@ -53,10 +53,10 @@ describe('parseCidrList', () => {
     expect(() => parseCidrList(' 10.0.0.0/8, ,::1 ')).to.throw('entry 2 is empty');
   });
 
-  it('refuses an IPv4-mapped range shorter than the mapping prefix, naming the IPv6 bounds', () => {
-    expect(() => parseCidr('::ffff:10.0.0.0/8')).to.throw(
-      '"::ffff:10.0.0.0/8" has a prefix length outside 0-128',
-    );
+  it('refuses an IPv4-mapped range shorter than the mapping prefix, naming the bounds a mapped range has', () => {
+    for (const text of ['::ffff:10.0.0.0/8', '::ffff:10.0.0.0/90'])
+      expect(() => parseCidr(text)).to.throw(`"${text}" has a prefix length outside 96-128`);
+    expect(parseCidr('::ffff:10.0.0.0/104').prefix).to.equal(8);
     expect(() => parseCidr('10.0.0.0/33')).to.throw('"10.0.0.0/33" has a prefix length outside 0-32');
   });
 });
