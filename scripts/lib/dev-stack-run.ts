@@ -29,6 +29,7 @@ import { staleStackUrls } from './stale-stack-urls.ts';
 import { operatorEnvironment } from './operator-environment.ts';
 import { metricsPortsProblem, ownRedisWanted, serviceEnvironments, stackDefaults } from './stack-settings.ts';
 import { makeOwnerOnlyDir } from './owner-only-dir.ts';
+import { waitHealthy } from './wait-healthy.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
@@ -119,21 +120,6 @@ function run(name: string, script: string, env: NodeJS.ProcessEnv): void {
     void stopAll(1);
   });
   children.push({ name, process: child });
-}
-
-async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
-  // A URL that cannot be built fails at once: only "not listening yet" is worth waiting out.
-  new URL(url);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
 }
 
 /**
