@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { helpRequested } from './lib/cli.ts';
+import { SERVICE_STOP_MS } from './lib/dev-stack-stop.ts';
 
 const usage = `
 Usage: npm start
@@ -54,15 +55,33 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     stack.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal);
   });
 }
-stack.once('exit', (code, signal) => {
-  // A stack that did not end by its own stop (killed, or crashed) may leave its servers and services
-  // running in its process group: they are stopped here, or the next start would refuse.
-  if (code !== 0 && stack.pid !== undefined) {
-    try {
-      process.kill(-stack.pid, 'SIGTERM');
-    } catch {
-      // ESRCH: nothing of the group is left.
-    }
+/** Signals the stack's process group; false once nothing of it is left (ESRCH). */
+const signalGroup = (pid: number, signal: NodeJS.Signals | 0): boolean => {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
   }
-  process.exit(code ?? (signal === null ? 0 : 1));
+};
+
+stack.once('exit', (code, signal) => {
+  const exitCode = code ?? (signal === null ? 0 : 1);
+  // A stack that did not end by its own stop (killed, or crashed) may leave its servers and services
+  // running in its process group: they are stopped here, or the next start would refuse. As the
+  // stack's own stop does, SIGTERM and then SIGKILL for what is still there after SERVICE_STOP_MS
+  // (a service whose event loop does not run; PostgreSQL's smart shutdown waiting for its clients).
+  const { pid } = stack;
+  if (code === 0 || pid === undefined || !signalGroup(pid, 'SIGTERM')) process.exit(exitCode);
+  const deadline = performance.now() + SERVICE_STOP_MS;
+  const poll = setInterval(() => {
+    if (!signalGroup(pid, 0)) process.exit(exitCode);
+    if (performance.now() < deadline) return;
+    process.stderr.write(
+      `[stack] processes of the stack still running ${SERVICE_STOP_MS / 1000} s after SIGTERM; killing them\n`,
+    );
+    signalGroup(pid, 'SIGKILL');
+    clearInterval(poll);
+    process.exit(exitCode);
+  }, 200);
 });

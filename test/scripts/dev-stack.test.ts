@@ -738,6 +738,39 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     });
   });
 
+  // Its SIGTERM reached a service whose event loop does not run (here stopped): that one ran on,
+  // with the port and the data directory, and the next start refused.
+  describe('when the stack process itself is killed while a service does not run', () => {
+    let frozen: number | undefined;
+    before(async () => {
+      await stopRunning();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-killed-frozen-'));
+      await start();
+    });
+    after(async () => {
+      if (frozen !== undefined && isRunning(frozen)) process.kill(frozen, 'SIGCONT');
+      await stopAndRemove();
+    });
+
+    it('npm start kills what is still running some seconds after its SIGTERM, and says so', async () => {
+      const { child, output } = stack!;
+      const exited = exitOf(child);
+      const inner = Number(readFileSync(join(dataDir, 'stack.pid'), 'utf8').trim());
+      [frozen] = childrenOf(inner).filter((pid) => commandOf(pid).includes('tray-service/main.ts'));
+      expect(frozen).to.be.a('number');
+      process.kill(frozen!, 'SIGSTOP');
+      process.kill(inner, 'SIGKILL');
+      expect(await exited).to.equal(1);
+      expect(output()).to.include(
+        `[stack] processes of the stack still running ${SERVICE_STOP_MS / 1000} s after SIGTERM; killing them`,
+      );
+      await waitFor(() => processesIn(dataDir).length === 0, 30_000, 'every process of the stack to end');
+      // SIGKILL is sent as npm start exits; the kernel ends the process right after.
+      await waitFor(() => !isRunning(frozen!), 5_000, 'the stopped tray service to end');
+      expect(await accepts('127.0.0.1', ports.tray)).to.equal(false);
+    });
+  });
+
   // It takes none: `npm start -- --help` started the whole stack, and so did any argument.
   describe('with arguments', () => {
     it('--help prints how it is configured and starts nothing; any other argument is refused', async () => {
