@@ -50,6 +50,12 @@ return version
 export interface PublishedBans {
   /** Redis had lost the set: every stored ban must be published again (publishAllBans). */
   setLost: boolean;
+  /**
+   * A change counted a version at or below `seen`: Redis went back to an older set (a failover to
+   * a replica that lagged), which its count then reaches again, each number standing for another
+   * set than the one instances loaded under it. Every stored ban must be published again.
+   */
+  wentBack: boolean;
   /** The newest version these changes made, when one was kept into a set Redis still had. */
   version?: number;
 }
@@ -57,14 +63,20 @@ export interface PublishedBans {
 /**
  * Publishes ban changes for the API's hot path (the set every API instance caches). Run after the
  * changes are stored durably; a failure throws so the job is retried, and republishing is harmless.
+ * `seen` is the newest version the caller saw: each change counts one past the version Redis
+ * holds, so a count at or below it is a set gone back, which only the count shows once changes
+ * made after the failover have counted it up again (the version watch compares the number alone).
  */
 export async function publishBans(
   redis: RedisClient,
   prefix: string,
   changes: readonly BanChange[],
+  seen = 0,
 ): Promise<PublishedBans> {
   const keys = banKeys(prefix);
   let setLost = false;
+  let wentBack = false;
+  let floor = seen;
   let version: number | undefined;
   for (const change of changes) {
     const answer = await redis.eval(
@@ -77,9 +89,13 @@ export async function publishBans(
       String(banRank(change)),
     );
     if (answer === -1) setLost = true;
-    else if (typeof answer === 'number' && answer > 0) version = Math.max(version ?? 0, answer);
+    else if (typeof answer === 'number' && answer > 0) {
+      if (answer <= floor) wentBack = true;
+      floor = Math.max(floor, answer);
+      version = Math.max(version ?? 0, answer);
+    }
   }
-  return version === undefined ? { setLost } : { setLost, version };
+  return version === undefined ? { setLost, wentBack } : { setLost, wentBack, version };
 }
 
 /**

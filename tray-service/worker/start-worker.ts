@@ -157,10 +157,17 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     trayRetentionDays: deps.trayRetentionDays ?? 90,
     networkId: deps.networkId,
     publishBans: async (changed: readonly BanChange[]) => {
-      // A Redis that lost the set (no reconnect seen: a cluster failover) gets every stored ban.
-      const published = await publishBans(bans.redis, bans.prefix, changed);
+      // A Redis that lost the set, or went back to an older one (no reconnect seen: a cluster
+      // failover), gets every stored ban.
+      const seen = watch.seen();
+      const published = await publishBans(bans.redis, bans.prefix, changed, seen);
+      if (published.wentBack)
+        deps.logger.warn(
+          { version: published.version, seen },
+          'the published ban list went back to an older version; publishing it again',
+        );
       if (published.version !== undefined) watch.observe(published.version);
-      if (published.setLost) republisher.request();
+      if (published.setLost || published.wentBack) republisher.request();
     },
     scheduleFanOut,
     ...(deps.platformWebhooks ? { platformWebhooks: deps.platformWebhooks } : {}),

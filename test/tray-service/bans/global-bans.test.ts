@@ -380,6 +380,37 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
     });
   });
 
+  // The same failover with a ban published right after it, before any check: its count reached the
+  // number the lost version had, so the check saw nothing go back, no instance loaded the new ban
+  // (a number it had loaded already) and the lost ban stayed lifted for good.
+  describe('Redis going back to an older published set, a ban published before any check', () => {
+    it('is republished by the worker whose publish met the older count, and both instances refuse both users', async () => {
+      const keys = banKeys(api.banPrefix);
+      // A set published before the failover, which the replica had.
+      await worker.deliver(banEvent('ban', ['u-wren'], minute(139)));
+      await bothWithinBound('u-wren', 401);
+      const older = await Promise.all(
+        [keys.rank, keys.banned, keys.version].map(
+          async (key) => [key, await api.redis.dumpBuffer(key)] as const,
+        ),
+      );
+      await worker.deliver(banEvent('ban', ['u-xena'], minute(140)));
+      await bothWithinBound('u-xena', 401);
+      for (const [key, dump] of older) if (dump) await api.redis.restore(key, 0, dump, 'REPLACE');
+      expect(await api.redis.sismember(keys.banned, 'u-xena')).to.equal(0);
+      // The suite's worker checks the version once an hour: only its publish can tell.
+      await worker.deliver(banEvent('ban', ['u-yuri'], minute(141)));
+      await waitFor(
+        async () => (await api.redis.sismember(keys.banned, 'u-xena')) === 1,
+        5_000,
+        'u-xena published again',
+      );
+      await bothWithinBound('u-yuri', 401);
+      await bothWithinBound('u-xena', 401);
+      await bothStill('u-xena', 401);
+    });
+  });
+
   // The reconnect's republish found the storage not answering (restarted with Redis): it was
   // logged and never tried again, so the set stayed empty until the next ban published it alone.
   describe('a republish after a reconnect that fails while the storage does not answer', () => {

@@ -27,6 +27,7 @@ describe('publishBans (real Redis)', () => {
       await publishBans(redis, prefix, [{ userId: 'u-eve', banned: true, at: at + 60_000 }]),
     ).to.deep.equal({
       setLost: false,
+      wentBack: false,
       version: empty + 1,
     });
     const first = await version();
@@ -37,6 +38,22 @@ describe('publishBans (real Redis)', () => {
     await publishBans(redis, prefix, [{ userId: 'u-eve', banned: false, at: at + 120_000 }]);
     expect(await banned()).to.deep.equal([]);
     expect(await version()).to.equal(first + 1);
+  });
+
+  // A failover to a replica that lagged: its count, one past the older version, comes back to
+  // numbers the caller saw standing for another set.
+  it('tells a set gone back by a count at or below the newest version the caller saw', async () => {
+    const seen = (await version()) + 3;
+    const changes = [
+      { userId: 'u-hal', banned: true, at },
+      { userId: 'u-ida', banned: true, at },
+    ];
+    expect(await publishBans(redis, prefix, changes, seen)).to.deep.include({ wentBack: true });
+    const past = await version();
+    expect(await publishBans(redis, prefix, [{ userId: 'u-jo', banned: true, at }], past)).to.deep.include({
+      wentBack: false,
+      version: past + 1,
+    });
   });
 
   it('changes nothing on a republish of the same change', async () => {
@@ -79,6 +96,7 @@ describe('publishBans (real Redis)', () => {
     it('writes the change but creates no version, and says the set is lost', async () => {
       expect(await publishBans(redis, prefix, [{ userId: 'u-ida', banned: true, at }])).to.deep.equal({
         setLost: true,
+        wentBack: false,
       });
       expect(await banned()).to.deep.equal(['u-ida']);
       expect(await redis.exists(keys().version)).to.equal(0);
@@ -87,6 +105,7 @@ describe('publishBans (real Redis)', () => {
         await publishBans(redis, prefix, [{ userId: 'u-ida', banned: false, at: at - 1 }]),
       ).to.deep.equal({
         setLost: true,
+        wentBack: false,
       });
     });
 
