@@ -411,18 +411,17 @@ describe('tray worker when its connection alone fails while the database answers
   });
 });
 
+/** A real statement timeout (57014), as a lock storm gives a job's statements. */
+const statementTimeout = async (client: pg.Client) => {
+  await client.query('SET statement_timeout = 1');
+  await client.query('SELECT pg_sleep(1)');
+};
+
 // A database that answers its ping (a read) but says "not now" to a job's statements: a statement
 // timeout in a lock storm, a full disk. Each job spent an attempt at once and the whole backlog
 // went to the failed set within minutes.
 describe('tray worker when the database answers but says "not now" to a job (a statement timeout)', () => {
-  const failing = useStoreFailing(
-    '57014',
-    async (client) => {
-      await client.query('SET statement_timeout = 1');
-      await client.query('SELECT pg_sleep(1)');
-    },
-    { storageBusyFirstWaitMs: 10 },
-  );
+  const failing = useStoreFailing('57014', statementTimeout, { storageBusyFirstWaitMs: 10 });
 
   it('waits and runs the job again without spending an attempt', async function () {
     this.timeout(30_000);
@@ -458,14 +457,7 @@ describe('tray worker when the database answers but says "not now" to a job (a s
 // to 30 s a wait, six of them). The shutdown waited for the job's waits, past its 8 s deadline, and
 // the process exited without closing its storage.
 describe('tray worker closing while a job waits out a database that says "not now"', () => {
-  const failing = useStoreFailing(
-    '57014',
-    async (client) => {
-      await client.query('SET statement_timeout = 1');
-      await client.query('SELECT pg_sleep(1)');
-    },
-    { storageBusyFirstWaitMs: 10_000 },
-  );
+  const failing = useStoreFailing('57014', statementTimeout, { storageBusyFirstWaitMs: 10_000 });
 
   it('stops waiting for the job, which stays active to run again elsewhere without spending an attempt', async function () {
     this.timeout(30_000);
@@ -500,14 +492,7 @@ describe('tray worker closing while a job waits out a database that says "not no
 // held job would put every processing alert off for long after the database is back.
 describe('tray worker job duration while the database says "not now"', () => {
   const registry = createMetricsRegistry('test', false);
-  const failing = useStoreFailing(
-    '57014',
-    async (client) => {
-      await client.query('SET statement_timeout = 1');
-      await client.query('SELECT pg_sleep(1)');
-    },
-    { storageBusyFirstWaitMs: 500, registry },
-  );
+  const failing = useStoreFailing('57014', statementTimeout, { storageBusyFirstWaitMs: 500, registry });
 
   it('observes the runs of the job, not the waits between them', async function () {
     this.timeout(30_000);
