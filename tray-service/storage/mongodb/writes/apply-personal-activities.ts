@@ -6,7 +6,7 @@ import { membersChangesFingerprints, type MemberSpans } from '../memberships/mem
 import { recomputeMemberRecords, recomputeOptionsOf } from '../grouping/recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
-import { reapplyToKeptVoided } from '../removals/reapply-to-kept-voided.ts';
+import { reapplyToVoided } from '../removals/reapply-to-voided.ts';
 import { reapplyDeletions } from '../grouping/reapply-deletions.ts';
 import {
   recordActions,
@@ -34,7 +34,7 @@ export async function applyPersonalActivities(
   options: GroupingOptions,
 ): Promise<void> {
   const { live, seen } = await withoutVoided(db, all);
-  await reapplyToKeptVoided(db, all, live, options);
+  await reapplyToVoided(db, all, live, options);
   // A deleted user receives nothing, and an action of theirs shows them deleted
   // (docs/tray-rules.md#deleted-users): one look-up of the actors and recipients.
   const deleted = await deletedAmong(db, [

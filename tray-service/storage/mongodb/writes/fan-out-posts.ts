@@ -16,7 +16,7 @@ import { reapplyDeletions } from '../grouping/reapply-deletions.ts';
 import { recomputeMemberRecords, recomputeOptionsOf } from '../grouping/recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
-import { reapplyToKeptVoided } from '../removals/reapply-to-kept-voided.ts';
+import { reapplyToVoided } from '../removals/reapply-to-voided.ts';
 import {
   memberOf,
   recordActions,
@@ -39,7 +39,7 @@ export async function fanOutCommunityPosts(
   options: GroupingOptions,
 ): Promise<void> {
   const { live, seen } = await withoutVoided(db, posts);
-  await reapplyToKeptVoided(db, posts, live, options);
+  await reapplyToVoided(db, posts, live, options);
   const deleted = await deletedAmong(
     db,
     live.map((post) => post.actor.userId),

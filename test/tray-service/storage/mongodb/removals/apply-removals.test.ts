@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { BSON, type Document } from 'mongodb';
+import { BSON, type Db, type Document } from 'mongodb';
 import { showsDeleted } from '../../../../../tray-service/domain/deleted-user.ts';
 import { applyProfileChanges } from '../../../../../tray-service/storage/mongodb/grouping/apply-profile-changes.ts';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import type { Removal } from '../../../../../tray-service/domain/removal.ts';
 import {
   TRAY_RECORDS,
+  TRAY_REMOVALS,
   TRAY_REMOVAL_WORK,
   TRAY_TARGET_ACTIONS,
   TRAY_TARGET_ACTORS,
@@ -439,6 +440,68 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
       await fanOutCommunityPosts(mongo.db, 'c-6', [post], options);
       expect(await record(key)).to.equal(null);
       expect(await mongo.db.collection(TRAY_TARGET_ACTIONS).countDocuments({ postId: 'p-6' })).to.equal(0);
+    });
+  });
+
+  // The removal ran whole between the failed try's keep and its record write: it took the kept
+  // actions out and computed the records before the try's landed, then the try failed before its
+  // second check. The retry met the tombstone, found the actions no longer kept and took that for
+  // nothing to repair: the records named the deleted comment or post until they expired.
+  describe('a write retried after a try that failed past its record write, with a removal run whole between its keep and that write', () => {
+    /** `racing` with its first read of the tombstones after the removal ran failing: the try dies there. */
+    const failingAfterRemoval = (racing: { db: Db; ran: { value: boolean } }) =>
+      withCollectionMethod(
+        racing.db,
+        TRAY_REMOVALS,
+        'find',
+        (find) =>
+          ((...args: Parameters<typeof find>) => {
+            if (racing.ran.value) throw new Error('the test: the try dies before its second check');
+            return find(...args);
+          }) as typeof find,
+      );
+    const actorsOf = (actionId: string) =>
+      mongo.db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS).countDocuments({ actionId });
+
+    it('a comment: the retry takes it out of the record the try wrote', async () => {
+      const late = comments('p-40', [['u-ben', 'cm-40b', 1]]);
+      const racing = removalBeforeInsert(removalOf('cm-40b', 'p-40'));
+      const failed = await applyPersonalActivities(failingAfterRemoval(racing), late, options).then(
+        () => 'finished',
+        (error: Error) => error.message,
+      );
+      expect(failed).to.match(/dies before its second check/);
+      const key = recordKey('comment', 'p-40', 'u-ana');
+      expect(await record(key), 'the try’s record').to.include({ lastActionId: 'cm-40b' });
+      await applyPersonalActivities(mongo.db, late, options);
+      expect(await record(key)).to.equal(null);
+      expect(await actorsOf('cm-40b')).to.equal(0);
+    });
+
+    it('a community post: the retry takes it out of the members’ records', async () => {
+      await applyMemberships(
+        mongo.db,
+        ['u-ana', 'u-ben'].map((userId) => ({ communityId: 'c-41', userId, active: true, at: at(0) })),
+        options,
+      );
+      const post = aPost('u-ben', { id: 'p-41', at: at(1), communityId: 'c-41' });
+      const racing = removalBeforeInsert({
+        kind: 'post',
+        id: 'p-41',
+        postId: 'p-41',
+        at: NOW,
+        communityId: 'c-41',
+      });
+      const failed = await fanOutCommunityPosts(failingAfterRemoval(racing), 'c-41', [post], options).then(
+        () => 'finished',
+        (error: Error) => error.message,
+      );
+      expect(failed).to.match(/dies before its second check/);
+      const key = recordKey('post', 'c-41', 'u-ana');
+      expect(await record(key), 'the try’s record').to.include({ lastActionId: 'p-41' });
+      await fanOutCommunityPosts(mongo.db, 'c-41', [post], options);
+      expect(await record(key)).to.equal(null);
+      expect(await actorsOf('p-41')).to.equal(0);
     });
   });
 
