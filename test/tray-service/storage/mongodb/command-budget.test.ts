@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { MongoClient, type Db } from 'mongodb';
-import { MEMBERSHIPS } from '../../../../tray-service/storage/mongodb/collections/collection-names.ts';
+import {
+  MEMBERSHIP_CHANGES,
+  MEMBERSHIPS,
+} from '../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   membershipId,
   type MembershipDoc,
@@ -41,11 +44,26 @@ describe('database commands per event (command monitoring)', () => {
   let client: MongoClient | undefined;
   let db: Db | undefined;
   const commands: string[] = [];
+  /** Documents the finds (and their getMores) answered, by collection; the collection by request. */
+  const documentsRead = new Map<string, number>();
+  const readFrom = new Map<number, string>();
 
   before(async function () {
     this.timeout(120_000);
     client = new MongoClient(testStack().mongoUri, { monitorCommands: true });
-    client.on('commandStarted', (event) => commands.push(event.commandName));
+    client.on('commandStarted', (event) => {
+      commands.push(event.commandName);
+      const collection: unknown = event.command.find ?? event.command.collection;
+      if (typeof collection === 'string') readFrom.set(event.requestId, collection);
+    });
+    client.on('commandSucceeded', (event) => {
+      const collection = readFrom.get(event.requestId);
+      readFrom.delete(event.requestId);
+      const cursor = (event.reply as { cursor?: { firstBatch?: unknown[]; nextBatch?: unknown[] } }).cursor;
+      const read = (cursor?.firstBatch ?? cursor?.nextBatch ?? []).length;
+      if (collection !== undefined)
+        documentsRead.set(collection, (documentsRead.get(collection) ?? 0) + read);
+    });
     await client.connect();
     db = client.db(dbName);
     await ensureTestCollections(db, workerCollections);
@@ -146,6 +164,16 @@ describe('database commands per event (command monitoring)', () => {
       expect(twoHundred.length - hundred.length, twoHundred.join(',')).to.be.at.most(5);
       // The backfill did reach them.
       expect(await db!.collection('tray_records').countDocuments({ targetId: 'c-j2' })).to.equal(200);
+    });
+
+    // A join read the whole community's memberships to find the joiner's own: 300 documents here,
+    // every member of a large community on every join there.
+    it('reads the joiner’s memberships, not the community’s (a join of one)', async function () {
+      this.timeout(60_000);
+      documentsRead.clear();
+      await countCommands(membershipEvent('join', ['u-one'], 'c-big', minute(-5)));
+      const read = (documentsRead.get(MEMBERSHIPS) ?? 0) + (documentsRead.get(MEMBERSHIP_CHANGES) ?? 0);
+      expect(read, JSON.stringify([...documentsRead])).to.be.at.most(10);
     });
 
     it('costs at most 5 commands more for 200 users than for 100 (a mention)', async function () {

@@ -8,7 +8,7 @@ import type { Activity, MembershipChange } from '../../../domain/activity.ts';
 import { mapEvent } from '../../../domain/map-event.ts';
 import { applyPersonalActivities } from './apply-personal-activities.ts';
 import type { GroupingOptions } from '../grouping/write-deliveries.ts';
-import { communityMembers } from '../memberships/membership-changes.ts';
+import { membersSpans } from '../memberships/membership-changes.ts';
 import type { EventDoc } from '../collections/events-collection.ts';
 import { payloadOf } from '../events/escaped-keys.ts';
 import { readMembersActions } from '../grouping/target-actions.ts';
@@ -45,10 +45,12 @@ export async function backfillJoins(
   const now = (options.now ?? Date.now)();
   const oldest = now - Math.min(options.retentionDays, options.eventsRetentionDays) * DAY_MS;
   for (const communityId of new Set(joins.map((join) => join.communityId))) {
-    const members = await communityMembers(db, communityId);
+    const ofCommunity = joins.filter((change) => change.communityId === communityId);
+    // The joiners' own spans: a few point reads, the community whole only for a join of many (a
+    // read of every member on every join, each of a large community's joins read them all).
+    const members = await membersSpans(db, communityId, new Set(ofCommunity.map((join) => join.userId)));
     // One event's joins share the days read and the events fetched (a join of many users at once).
     const posts = new CommunityPosts(db, communityId);
-    const ofCommunity = joins.filter((change) => change.communityId === communityId);
     // Read for all the joiners at once (a few queries, not one per member): after their joins
     // were stored, as a read per member was, so an action stored later sees the joins itself.
     const addressed = await readMembersActions(db, communityId, [
