@@ -21,7 +21,7 @@ import { aTrayRecord } from '../../../../support/tray-record-builder.ts';
  * The writes go through a TCP proxy to the real FerretDB that drops the server's bytes.
  */
 describe('compare-and-set when an insert went in and its answer was lost', function () {
-  this.timeout(30_000);
+  this.timeout(60_000);
   const mongo = useMongo();
   let proxy: BlackholeProxy;
   let client: MongoClient;
@@ -39,6 +39,8 @@ describe('compare-and-set when an insert went in and its answer was lost', funct
     client = new MongoClient(`mongodb://127.0.0.1:${proxy.port}/`, {
       directConnection: true,
       socketTimeoutMS: 1_500,
+      // The monitor's connection loses its answers too: its check then gives up in 2 s, not 30.
+      connectTimeoutMS: 2_000,
       serverSelectionTimeoutMS: 10_000,
       monitorCommands: true,
     });
