@@ -20,6 +20,7 @@ import {
   minute,
   postEvent,
   reactionEvent,
+  reactionRemoveEvent,
   type TestEnvelope,
 } from '../../worker/event-builder.ts';
 import { jobDataOf } from '../../worker/worker-harness.ts';
@@ -186,6 +187,30 @@ describe('database commands per event (command monitoring)', () => {
       );
       expect(twoHundred.length - hundred.length, twoHundred.join(',')).to.be.at.most(5);
       expect(await db!.collection('tray_records').countDocuments({ targetId: 'p-m2' })).to.equal(200);
+    });
+  });
+
+  // Every compare-and-set round of a removal's recomputation read the whole community's
+  // memberships, even for a group of one record (a reaction on a post: its author's).
+  describe('a reaction removed from a post in a community of 300', () => {
+    it('reads the memberships of its group’s users, not the community’s', async function () {
+      this.timeout(60_000);
+      const members: MembershipDoc[] = Array.from({ length: 300 }, (_, index) => ({
+        _id: membershipId('c-hike', `u-h${index}`),
+        communityId: 'c-hike',
+        userId: `u-h${index}`,
+        active: true,
+        since: Date.parse(minute(-60)),
+        updatedAt: Date.parse(minute(-60)),
+      }));
+      await db!.collection<MembershipDoc>(MEMBERSHIPS).insertMany(members);
+      await countCommands(reactionEvent({ reactionId: 'r-h1' }));
+      // Another's reaction stays: the record is computed again, not deleted.
+      await countCommands(reactionEvent({ reactionId: 'r-h2', author: 'u-eve', createdAt: minute(7) }));
+      documentsRead.clear();
+      await countCommands(reactionRemoveEvent({ reactionId: 'r-h1' }));
+      const read = (documentsRead.get(MEMBERSHIPS) ?? 0) + (documentsRead.get(MEMBERSHIP_CHANGES) ?? 0);
+      expect(read, JSON.stringify([...documentsRead])).to.be.at.most(10);
     });
   });
 });

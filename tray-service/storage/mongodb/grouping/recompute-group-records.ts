@@ -7,7 +7,7 @@ import { MAX_BULK_OPERATIONS } from '../driver/coalesced-writes.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { StalledRounds } from '../compare-and-set/stalled-rounds.ts';
 import { TRAY_RECORDS } from '../collections/collection-names.ts';
-import { communityMembers, type MemberSpans } from '../memberships/membership-changes.ts';
+import { membersSpans, type MemberSpans } from '../memberships/membership-changes.ts';
 import { notHeldBack, spansCovering } from '../mutes/muted-deliveries.ts';
 import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { readRecordGroup } from './read-record-group.ts';
@@ -87,6 +87,7 @@ async function recomputeOnce(
   let members = new Map<string, MemberSpans>();
   let mutes = new Map<string, Mute[]>();
   const emptied = new Map<string, number>();
+  const users = new Set([...first.values()].map((record) => record.userId));
   await casUpdateRecords(
     db,
     [...first.keys()],
@@ -113,8 +114,10 @@ async function recomputeOnce(
         actions = (await readTargetActions(db, group)).filter((action) => !voided.has(action.lastActionId));
         const [action] = actions;
         const communityId = action === undefined ? undefined : communityOf(action);
-        members = communityId === undefined ? new Map() : await communityMembers(db, communityId);
-        mutes = await spansCovering(db, actions, new Set([...first.values()].map((record) => record.userId)));
+        // The records' users' spans: by member for a group of a few (a reaction's, a comment's), the
+        // community whole only for one of many (its posts' records).
+        members = communityId === undefined ? new Map() : await membersSpans(db, communityId, users);
+        mutes = await spansCovering(db, actions, users);
       },
     },
   );
