@@ -28,7 +28,10 @@ interface Applied {
  * then run call by call, or the job run again) is told it made the mark, and counts nothing more.
  */
 async function markApplied(pool: pg.Pool, batch: readonly Applied[]): Promise<boolean[]> {
-  const byKey = new Map(batch.map((item) => [withoutNul(item.key), item]));
+  // A key given twice (two makers at once: a stalled job taken over, a replay while the job runs)
+  // is marked by its first call, the one told it made the mark below.
+  const byKey = new Map<string, Applied>();
+  for (const item of batch) if (!byKey.has(withoutNul(item.key))) byKey.set(withoutNul(item.key), item);
   const items = [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const column = <T>(pick: (item: Applied) => T) => items.map(([, item]) => pick(item));
   const { rows } = await withRetry(() =>

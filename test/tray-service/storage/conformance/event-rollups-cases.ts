@@ -115,6 +115,31 @@ conformanceCase(
   },
 );
 
+// Two makers' marks of one event in one group commit (a stalled job taken over, a replay while the
+// job runs): the first call was told it made the mark while the row took the second's maker and
+// time, so a rerun of the second was announced again and a rerun of the first was not.
+conformanceCase(
+  'rollups: of two makers marking one event at once, the one told it made the mark is the one stored',
+  async ({ isolated }) => {
+    const storage = await isolated();
+    const minuteAgo = minutesBeforeNow();
+    const receivedAt = new Date(minuteAgo(20).getTime() + 5_000);
+    const stored = await store(storage, 'lag-twins', 'post.didCreate', receivedAt);
+    const at = (ms: number) => new Date(receivedAt.getTime() + ms);
+    const answers = await Promise.all([
+      storage.events.markApplied(stored, at(40), 'job-a:0'),
+      storage.events.markApplied(stored, at(50), 'job-b:0'),
+    ]);
+    expect(answers.filter(Boolean)).to.have.lengthOf(1);
+    const [maker, other] = answers[0] ? ['job-a:0', 'job-b:0'] : ['job-b:0', 'job-a:0'];
+    expect((await storage.events.get('lag-twins'))?.appliedAt).to.deep.equal(answers[0] ? at(40) : at(50));
+    expect(await storage.events.markApplied(stored, at(90), maker)).to.equal(true);
+    expect(await storage.events.markApplied(stored, at(95), other)).to.equal(false);
+    const minutes = await storage.events.lagPerMinute(minuteAgo(30), minuteAgo(0));
+    expect(minutes.map(({ count }) => count)).to.deep.equal([1]);
+  },
+);
+
 conformanceCase('rollups: minutes of expired events are not read', async ({ isolated }) => {
   const storage = await isolated();
   const old = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 3 * 24 * 60 * MINUTE);

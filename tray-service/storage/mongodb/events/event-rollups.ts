@@ -207,8 +207,14 @@ function submitterOf(db: Db) {
   return submit;
 }
 
-/** What names one event's increment: its key and the time of the write counted (stored, applied). */
-const tokenOf = (key: string, at: Date) => `${key}|${at.getTime()}`;
+/**
+ * What names one event's increment: its key and the time it was stored (each collection counts one
+ * kind of write: stored, applied). Stored anew after its expiry, an event counts anew. The applied
+ * mark's count is named by the store too, not by the mark's time: two calls marking one event at
+ * once (a stalled job taken over, a replay while the job runs) may both pass FerretDB's
+ * findOneAndUpdate, which is not atomic, and two times named two counts of one mark.
+ */
+const tokenOf = (key: string, storedAt: Date) => `${key}|${storedAt.getTime()}`;
 
 /** The stored event a count is made for: its key, and its own expiry, which the count keeps. */
 interface CountedEvent {
@@ -264,7 +270,7 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
           kind: 'count',
           collection: EVENT_LAG_MINUTES,
           _id: lagId(event),
-          token: tokenOf(event._id, appliedAt),
+          token: tokenOf(event._id, event.storedAt),
           insert: { minute: minuteOf(event.receivedAt) },
           inc: { count: 1, [`b.${lagBucket(lag)}`]: 1 },
           max: { maxMs: lag, expiresAt: event.expiresAt },
@@ -273,8 +279,8 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
     },
 
     /** Ends the lag count's pending mark, once the event's applied mark is marked counted. */
-    async releaseApplied(event: CountedEvent, appliedAt: Date): Promise<void> {
-      const token = tokenOf(event._id, appliedAt);
+    async releaseApplied(event: CountedEvent): Promise<void> {
+      const token = tokenOf(event._id, event.storedAt);
       await submit([{ kind: 'release', collection: EVENT_LAG_MINUTES, _id: lagId(event), token }]);
     },
 

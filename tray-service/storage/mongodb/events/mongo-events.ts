@@ -224,7 +224,7 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
           : { $unset: { lagPending: '' }, $set: { appliedBy: by } },
       );
       // The token goes only with the maker's own mark: once that is off, nobody can count again.
-      if (before && settled.modifiedCount === 1) await released(() => rollups.releaseApplied(marked.doc, at));
+      if (before && settled.modifiedCount === 1) await released(() => rollups.releaseApplied(marked.doc));
       return settled.modifiedCount === 1;
     },
     perMinute: (since, until) => rollups.perMinute(since, until),

@@ -383,7 +383,7 @@ describe('storage/mongodb events', () => {
       const replayMark = createMongoEvents(
         afterNextRead(mongo.db, async () => {
           await collection.updateOne({ _id: key }, { $unset: { lagPending: '' } });
-          await rollups.releaseApplied(job, appliedAt);
+          await rollups.releaseApplied(job);
         }),
       );
       expect(await replayMark.markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(false);
