@@ -9,11 +9,17 @@
  * DataLoader batches only the calls of one tick; concurrent queue jobs resume on different ticks,
  * so it would flush nearly every call alone.
  */
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<T = unknown> {
   /** Items per flush at most (a call's items are never split across flushes). */
   maxBatch: number;
   /** Flushes running at once: more overlap round trips, fewer make bigger batches. */
   maxInFlight: number;
+  /**
+   * A second bound, on the items' weight (`weigh`, 1 each by default): where an item stands for
+   * work of its own size (a call's activities), a flush of few items may still be too large.
+   */
+  maxWeight?: number;
+  weigh?: (item: T) => number;
   /**
    * A failed flush of several calls runs again call by call, so a call that cannot succeed (bad
    * data the server rejects) fails alone instead of failing every call batched with it.
@@ -37,8 +43,11 @@ interface Waiting<T, R> {
 /** Returns `submit`: resolves with one result per item of the call, in order. */
 export function groupCommit<T, R>(
   flush: Flush<T, R>,
-  options: GroupCommitOptions,
+  options: GroupCommitOptions<T>,
 ): (items: readonly T[]) => Promise<R[]> {
+  const weightOf = (items: readonly T[]) =>
+    options.weigh ? items.reduce((sum, item) => sum + (options.weigh?.(item) ?? 1), 0) : items.length;
+  const maxWeight = options.maxWeight ?? Infinity;
   const waiting: Waiting<T, R>[] = [];
   let inFlight = 0;
   let scheduled = false;
@@ -48,12 +57,19 @@ export function groupCommit<T, R>(
     while (inFlight < options.maxInFlight && waiting.length > 0) {
       const batch: Waiting<T, R>[] = [];
       let size = 0;
+      let weight = 0;
       while (waiting.length > 0) {
         const call = waiting[0] as Waiting<T, R>;
-        if (batch.length > 0 && size + call.items.length > options.maxBatch) break;
+        const callWeight = weightOf(call.items);
+        if (
+          batch.length > 0 &&
+          (size + call.items.length > options.maxBatch || weight + callWeight > maxWeight)
+        )
+          break;
         batch.push(call);
         waiting.shift();
         size += call.items.length;
+        weight += callWeight;
       }
       inFlight += 1;
       void run(batch);

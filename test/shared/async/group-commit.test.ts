@@ -43,6 +43,18 @@ describe('groupCommit', () => {
     expect(await third).to.deep.equal([40]);
   });
 
+  // A call is one item standing for a part of up to 500 activities: 128 such calls made one
+  // transaction of 64,000, holding nearly every lock bucket for its whole length.
+  it('bounds a flush by its items’ weight as well as their number, a heavy call still flushed alone', async () => {
+    const { batches, flush, settle } = manualFlush();
+    const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 1, maxWeight: 10, weigh: (n) => n });
+    const results = [submit([1]), submit([6]), submit([5]), submit([2, 2]), submit([30])];
+    await tick();
+    for (let index = 0; index < 3; index++) await settle(index);
+    expect(await Promise.all(results)).to.deep.equal([[10], [60], [50], [20, 20], [300]]);
+    expect(batches).to.deep.equal([[1, 6], [5, 2, 2], [30]]);
+  });
+
   it('calls of the same tick share the first flush', async () => {
     const { batches, flush, settle } = manualFlush();
     const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 2 });

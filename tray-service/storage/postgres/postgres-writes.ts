@@ -44,6 +44,14 @@ export const BACKFILL_BATCH = 50;
 export const PERSONAL_BATCH = 128;
 
 /**
+ * Activities written by one transaction at most, whatever their calls: 128 calls of a mention of
+ * thousands, each a part of PERSONAL_ACTIVITIES_PER_WRITE, made one transaction of 64,000 that
+ * locked nearly every bucket (lock-keys.ts) for its whole length. A call larger than this still
+ * goes alone.
+ */
+export const PERSONAL_ACTIVITIES_PER_TRANSACTION = 2_000;
+
+/**
  * Members whose joins and leaves one transaction stores and folds, and whose records one leave's
  * transaction computes again. Each member's are their own (a member's lock, their rows), so a join
  * of thousands is applied as parts one after another, each as if an event of its own: a retry
@@ -54,7 +62,8 @@ export const MEMBERS_PER_TRANSACTION = 500;
 
 /**
  * Activities of one applyPersonal call handed to one grouped write: a post mentioning thousands is
- * written in parts, each holding its locks for that part only. A redelivered part changes nothing.
+ * written in parts, each holding its locks for that part only (and for the few other calls its
+ * transaction carries: PERSONAL_ACTIVITIES_PER_TRANSACTION). A redelivered part changes nothing.
  */
 export const PERSONAL_ACTIVITIES_PER_WRITE = 500;
 
@@ -368,6 +377,8 @@ export function createPostgresWrites(
   // group would only wait on each other's locks.
   const personalBatches = groupCommit(writePersonal, {
     maxBatch: PERSONAL_BATCH,
+    maxWeight: PERSONAL_ACTIVITIES_PER_TRANSACTION,
+    weigh: (call: PersonalCall) => call.activities.length,
     maxInFlight: 1,
     isolateFailures: true,
   });
