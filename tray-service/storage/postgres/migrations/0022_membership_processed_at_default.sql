@@ -2,13 +2,8 @@
 -- `processed_at`: 0018 dropped its default, so they got NULL, which the prune never takes as
 -- settled (prunableChanges) and a late leave's span reads as open-ended. A default makes such an
 -- insert take its own time, when it was processed. Today's code always names the column. The
--- catalogue change rewrites no row.
+-- catalogue change rewrites no row, and commits at once: its lock (ACCESS EXCLUSIVE) is held by
+-- this migration alone, never across the read of the whole table that 0024 makes for the rows
+-- already left without a time.
 ALTER TABLE tray_membership_changes
   ALTER COLUMN processed_at SET DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
--- The ones an earlier rolling upgrade left take this upgrade's time, as 0018 gave the rows before
--- it: later than they were processed, so the prune keeps them until its cutoff is a day past it.
--- One read of the table, locking only the rows it sets (none on a database upgraded while no
--- older worker ran).
-UPDATE tray_membership_changes
-  SET processed_at = (extract(epoch FROM now()) * 1000)::bigint
-  WHERE processed_at IS NULL;
