@@ -66,6 +66,7 @@ describe('the API ban cache (real Redis)', () => {
     // set of that change alone (every earlier ban lifted).
     expect(await publishBans(redis, prefix, [{ userId: 'u-lou', banned: true, at }])).to.deep.equal({
       setLost: true,
+      wentBack: false,
     });
     await cache.refresh();
     expect(cache.isBanned('u-kay')).to.equal(true);
