@@ -3,6 +3,7 @@ import { MongoClient, type Db } from 'mongodb';
 import {
   MEMBERSHIP_CHANGES,
   MEMBERSHIPS,
+  TRAY_RECORDS,
 } from '../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import {
   membershipId,
@@ -21,9 +22,21 @@ import {
   postEvent,
   reactionEvent,
   reactionRemoveEvent,
+  postDeleteEvent,
   type TestEnvelope,
 } from '../../worker/event-builder.ts';
 import { jobDataOf } from '../../worker/worker-harness.ts';
+
+/** `count` members of `communityId` as an import stores them, members since an hour before the events. */
+const importedMembers = (communityId: string, prefix: string, count: number): MembershipDoc[] =>
+  Array.from({ length: count }, (_, index) => ({
+    _id: membershipId(communityId, `${prefix}${index}`),
+    communityId,
+    userId: `${prefix}${index}`,
+    active: true,
+    since: Date.parse(minute(-60)),
+    updatedAt: Date.parse(minute(-60)),
+  }));
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 
@@ -68,15 +81,7 @@ describe('database commands per event (command monitoring)', () => {
     await client.connect();
     db = client.db(dbName);
     await ensureTestCollections(db, workerCollections);
-    const members: MembershipDoc[] = Array.from({ length: 300 }, (_, index) => ({
-      _id: membershipId('c-big', `u-m${index}`),
-      communityId: 'c-big',
-      userId: `u-m${index}`,
-      active: true,
-      since: Date.parse(minute(-60)),
-      updatedAt: Date.parse(minute(-60)),
-    }));
-    await db.collection<MembershipDoc>(MEMBERSHIPS).insertMany(members);
+    await db.collection<MembershipDoc>(MEMBERSHIPS).insertMany(importedMembers('c-big', 'u-m', 300));
     // The processing order has begun, as everywhere but in a new database (its very first
     // allocation inserts the block before the first place too).
     await nextProcessed(db, 1);
@@ -195,15 +200,7 @@ describe('database commands per event (command monitoring)', () => {
   describe('a reaction removed from a post in a community of 300', () => {
     it('reads the memberships of its group’s users, not the community’s', async function () {
       this.timeout(60_000);
-      const members: MembershipDoc[] = Array.from({ length: 300 }, (_, index) => ({
-        _id: membershipId('c-hike', `u-h${index}`),
-        communityId: 'c-hike',
-        userId: `u-h${index}`,
-        active: true,
-        since: Date.parse(minute(-60)),
-        updatedAt: Date.parse(minute(-60)),
-      }));
-      await db!.collection<MembershipDoc>(MEMBERSHIPS).insertMany(members);
+      await db!.collection<MembershipDoc>(MEMBERSHIPS).insertMany(importedMembers('c-hike', 'u-h', 300));
       await countCommands(reactionEvent({ reactionId: 'r-h1' }));
       // Another's reaction stays: the record is computed again, not deleted.
       await countCommands(reactionEvent({ reactionId: 'r-h2', author: 'u-eve', createdAt: minute(7) }));
@@ -211,6 +208,22 @@ describe('database commands per event (command monitoring)', () => {
       await countCommands(reactionRemoveEvent({ reactionId: 'r-h1' }));
       const read = (documentsRead.get(MEMBERSHIPS) ?? 0) + (documentsRead.get(MEMBERSHIP_CHANGES) ?? 0);
       expect(read, JSON.stringify([...documentsRead])).to.be.at.most(10);
+    });
+  });
+
+  // A late join's backfill brings the joiner the posts of its span; one removed since is voided,
+  // and applying its removal again computed every member's record of the community's posts.
+  // (c-hike holds the 300 members the case before added.)
+  describe('a late join whose span holds a removed post, in a community of 300', () => {
+    it('computes the joiner’s records again, not the members’', async function () {
+      this.timeout(120_000);
+      // The members' post records stay, for the post that is kept.
+      await countCommands(postEvent({ postId: 'p-kept', author: 'u-h1', createdAt: minute(2) }));
+      await countCommands(postEvent({ postId: 'p-gone', author: 'u-h2', createdAt: minute(3) }));
+      await countCommands(postDeleteEvent({ postId: 'p-gone', author: 'u-h2' }));
+      documentsRead.clear();
+      await countCommands(membershipEvent('join', ['u-late'], 'c-hike', minute(-5)));
+      expect(documentsRead.get(TRAY_RECORDS) ?? 0, JSON.stringify([...documentsRead])).to.be.at.most(10);
     });
   });
 });

@@ -28,7 +28,7 @@ export interface GroupRecomputeOptions extends RecomputeOptions {
 }
 
 /**
- * Computes every unexpired record of one record group again from the group's kept actions without
+ * Computes every unexpired record of one record group (or of its records `only` names) again from the group's kept actions without
  * `voided` (action ids: what a removal takes out; docs/tray-rules.md#inbox), each without what its
  * recipient's mutes held back and, on a community's target, what fell while they were away
  * (shrinkRecord). Changed records are written by compare-and-set with the kept actions, the
@@ -44,9 +44,12 @@ export async function recomputeGroupRecords(
   group: string,
   voided: ReadonlySet<string>,
   options: GroupRecomputeOptions,
+  only?: ReadonlySet<string>,
 ): Promise<RemovedRecord[]> {
-  const first = await readRecordGroup(db, group);
-  let emptied = await recomputeOnce(db, group, voided, options, first, () => readRecordGroup(db, group));
+  // `only`: the group's records by these keys, not the whole group (those a personal write made).
+  const read = only ? () => readByIds(db, [...only]) : () => readRecordGroup(db, group);
+  const first = await read();
+  let emptied = await recomputeOnce(db, group, voided, options, first, read);
   const deleted: RemovedRecord[] = [];
   const rounds = new StalledRounds(`records of ${group}`, options);
   while (emptied.size > 0) {

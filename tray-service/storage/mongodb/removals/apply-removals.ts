@@ -31,6 +31,13 @@ export interface RemovalOptions extends RecomputeOptions {
    * took them out of the kept actions (reapply-removals.ts): those groups are computed again too.
    */
   counted?: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * For a group `counted` names and nothing else does (no work note, no deleted target), the keys
+   * of the only records that write could have written there (a personal write's recipients'):
+   * only those are computed again, not every member's record of a community's posts. A group
+   * without an entry is computed whole.
+   */
+  countedRecords?: ReadonlyMap<string, ReadonlySet<string>>;
   /** Voided action ids one work note holds at most (VOIDED_PER_NOTE); smaller in tests. */
   voidedPerNote?: number;
 }
@@ -182,10 +189,16 @@ export async function applyRemovals(
     const held = keepUntil.get(group);
     if (until && (!held || until > held)) keepUntil.set(group, until);
   }
+  // Groups this removal's own work (or an earlier try's) names are computed whole.
+  const whole = new Set(groups.keys());
   for (const [group, ids] of options.counted ?? []) note(group, ids);
   // Records no kept action reaches may be on a deleted target: looked up by their group too.
   if (options.keptSince > 0)
-    for (const group of removals.flatMap(targetGroups)) groups.set(group, groups.get(group) ?? new Set());
+    for (const group of removals.flatMap(targetGroups)) {
+      groups.set(group, groups.get(group) ?? new Set());
+      whole.add(group);
+    }
+  const onlyOf = (group: string) => (whole.has(group) ? undefined : options.countedRecords?.get(group));
 
   const untold = untoldBy(removals, options.keptSince);
   const removed: RemovedRecord[] = [];
@@ -207,7 +220,7 @@ export async function applyRemovals(
   for (const [group, ids] of groups) {
     if (ids.size > 0)
       for (const userId of await repairGroupActors(db, group, ids, keepUntil.get(group))) putBack.add(userId);
-    for (const record of await recomputeGroupRecords(db, group, ids, recompute)) {
+    for (const record of await recomputeGroupRecords(db, group, ids, recompute, onlyOf(group))) {
       after.delete(record.key);
       removed.push(record);
     }

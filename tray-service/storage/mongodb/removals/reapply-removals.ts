@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { Activity } from '../../../domain/activity.ts';
+import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { Removal } from '../../../domain/removal.ts';
 import type { GroupingOptions } from '../grouping/write-deliveries.ts';
 import { recomputeOptionsOf } from '../grouping/recompute-member-records.ts';
@@ -34,12 +34,23 @@ export async function reapplyRemovals(
   // The removal may have taken these actions out before this write kept them in its records, so
   // their groups are not found through the kept actions any more: they are named here.
   const counted = new Map<string, Set<string>>();
+  // The records this write could have made in each such group: its recipients' for activities
+  // addressed to users (a comment, a late join's backfill), every member's for a community's post.
+  const written = new Map<string, Set<string> | 'whole'>();
   const racedGroups = new Set<string>();
   for (const removal of await tombstonesMet(db, activities)) {
     const voids = activities.filter((activity) => removalVoids(removal, activity));
     for (const activity of voids) {
       const group = recordGroup(activity.verb, activity.targetId);
       counted.set(group, (counted.get(group) ?? new Set()).add(activity.lastActionId));
+      const { audience } = activity;
+      const keys = written.get(group);
+      if (audience.kind !== 'user') written.set(group, 'whole');
+      else if (keys !== 'whole')
+        written.set(
+          group,
+          (keys ?? new Set()).add(recordKey(activity.verb, activity.targetId, audience.userId)),
+        );
     }
     if (voids.length > 0) voiding.push(removal);
     // Whether or not it voids one of them: applied again, it computes only the groups of what it
@@ -51,6 +62,9 @@ export async function reapplyRemovals(
     }
   }
   const recompute = { ...recomputeOptionsOf(options), keptSince: options.keptSince ?? 0 };
-  if (voiding.length > 0) await applyRemovals(db, voiding, { ...recompute, counted });
+  const countedRecords = new Map(
+    [...written].flatMap(([group, keys]) => (keys === 'whole' ? [] : [[group, keys] as const])),
+  );
+  if (voiding.length > 0) await applyRemovals(db, voiding, { ...recompute, counted, countedRecords });
   if (racedGroups.size > 0) await recomputeRacedGroups(db, raced, racedGroups, recompute);
 }

@@ -10,11 +10,12 @@ import { reapplyRemovals } from './reapply-removals.ts';
  * failed before its reapplyRemovals. The removal then either found nothing to void, or ran whole
  * between the try's keep and its record writes, taking the kept actions out and computing the
  * records before the try's landed. The retry cannot tell those from a write that never raced (its
- * actions are no longer kept either way), so the removal is applied again to the groups of every
- * voided activity, named here: the retry finishes what the try left. Only when something was
- * voided, which is rare on a first try (an action delivered after its removal): a retry, a
- * redelivery or a replay of an event whose target was removed since, at the cost of computing the
- * voided groups again, no more than writing them did.
+ * actions are no longer kept either way), so the removal is applied again to what every voided
+ * activity could have written (reapplyRemovals): the records of its recipients for one addressed
+ * to users (a comment, a late join's backfill of a removed post), the group whole for a
+ * community's post. The retry finishes what the try left. Only when something was voided, which is
+ * rare on a first try (an action delivered after its removal): a retry, a redelivery, a replay or
+ * a late join's backfill of an event whose target was removed since.
  */
 export async function reapplyToVoided(
   db: Db,
