@@ -75,7 +75,8 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   let probing: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const parked = Promise.withResolvers<undefined>();
-  const stopping = Promise.withResolvers<undefined>();
+  /** The busy waits running now, ended by stop(): a set, not a race on one promise pending till stop. */
+  const busyWaits = new Set<() => void>();
 
   const answers = (): Promise<boolean> => {
     probing ??= withTimeout(options.ping(), probeTimeoutMs, 'storage ping').then(
@@ -163,9 +164,16 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
       if (stopped) return new Promise<void>(() => undefined);
     },
     async busy(waitMs) {
-      let wait: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((resolve) => (wait = setTimeout(resolve, waitMs))), stopping.promise]);
-      clearTimeout(wait);
+      if (!stopped)
+        await new Promise<void>((resolve) => {
+          const end = () => {
+            clearTimeout(wait);
+            busyWaits.delete(end);
+            resolve();
+          };
+          const wait = setTimeout(end, waitMs);
+          busyWaits.add(end);
+        });
       if (!stopped) return;
       parked.resolve(undefined);
       return new Promise<void>(() => undefined);
@@ -180,7 +188,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     stop() {
       stopped = true;
       clearTimeout(timer);
-      stopping.resolve(undefined);
+      for (const end of [...busyWaits]) end();
     },
   };
 }
