@@ -46,11 +46,14 @@ const stack = spawn(process.execPath, [join(import.meta.dirname, 'lib', 'dev-sta
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 let passedAt = -Infinity;
+/** Set while the processes a killed stack left are given their grace: a Ctrl-C ends it at once. */
+let killLeftNow: (() => void) | undefined;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     const now = performance.now();
     if (now - passedAt < SAME_SIGNAL_MS) return;
     passedAt = now;
+    if (killLeftNow) return killLeftNow();
     // A closed terminal (SIGHUP) stops the stack like Ctrl-C does.
     stack.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal);
   });
@@ -74,14 +77,16 @@ stack.once('exit', (code, signal) => {
   const { pid } = stack;
   if (code === 0 || pid === undefined || !signalGroup(pid, 'SIGTERM')) process.exit(exitCode);
   const deadline = performance.now() + SERVICE_STOP_MS;
-  const poll = setInterval(() => {
+  killLeftNow = () => {
+    signalGroup(pid, 'SIGKILL');
+    process.exit(exitCode);
+  };
+  setInterval(() => {
     if (!signalGroup(pid, 0)) process.exit(exitCode);
     if (performance.now() < deadline) return;
     process.stderr.write(
       `[stack] processes of the stack still running ${SERVICE_STOP_MS / 1000} s after SIGTERM; killing them\n`,
     );
-    signalGroup(pid, 'SIGKILL');
-    clearInterval(poll);
-    process.exit(exitCode);
+    killLeftNow?.();
   }, 200);
 });

@@ -88,6 +88,9 @@ function parse(path: string, names: readonly (keyof DevSecrets)[]): Record<strin
   return parsed;
 }
 
+/** The secrets file is there, and this account cannot read it. */
+class SecretsUnreadableError extends Error {}
+
 /**
  * The tools' secrets, or undefined when `npm start` has not run with this data directory yet.
  * Throws when the file is there but cannot be read (another account's stack: its data folder is
@@ -100,7 +103,9 @@ export function readDevSecrets(dataDir: string): ToolSecrets | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new Error(`${path} cannot be read (${code ?? (error as Error).message})`, { cause: error });
+    throw new SecretsUnreadableError(`${path} cannot be read (${code ?? (error as Error).message})`, {
+      cause: error,
+    });
   }
   const parsed = parse(path, TOOL_NAMES);
   return Object.fromEntries(TOOL_NAMES.map((name) => [name, parsed[name]])) as unknown as ToolSecrets;
@@ -182,6 +187,8 @@ export function devSecretOr(
   try {
     secrets = readDevSecrets(dataDir);
   } catch (error) {
+    // A damaged file says what to do about it itself; only another account's file is this advice's.
+    if (!(error instanceof SecretsUnreadableError)) throw error;
     throw new ConfigError([
       {
         variable,
