@@ -411,6 +411,18 @@ describe('tray worker when its connection alone fails while the database answers
   });
 });
 
+/** The job a closing worker left: still active (to stall over to another worker), no attempt spent. */
+async function expectLeftActive(prefix: string, jobId: Bull.JobId): Promise<void> {
+  const probe = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+  try {
+    const left = await probe.getJob(jobId);
+    expect(await left?.getState()).to.equal('active');
+    expect(left?.attemptsMade).to.equal(0);
+  } finally {
+    await probe.close();
+  }
+}
+
 /** A real statement timeout (57014), as a lock storm gives a job's statements. */
 const statementTimeout = async (client: pg.Client) => {
   await client.query('SET statement_timeout = 1');
@@ -475,14 +487,7 @@ describe('tray worker closing while a job waits out a database that says "not no
     expect(outcome).to.equal('closed');
     expect(performance.now() - started).to.be.below(3_000);
     expect(failing.stores).to.equal(1);
-    const probe = createWebhookQueue({ redis: testStack().redisUrl, prefix: failing.prefix });
-    try {
-      const left = await probe.getJob(job.id);
-      expect(await left?.getState()).to.equal('active');
-      expect(left?.attemptsMade).to.equal(0);
-    } finally {
-      await probe.close();
-    }
+    await expectLeftActive(failing.prefix, job.id);
     failing.failuresLeft = 0;
   });
 });
@@ -553,14 +558,7 @@ describe('tray worker closing while its database goes down', () => {
     ]);
     expect(outcome).to.equal('closed');
     expect(performance.now() - started).to.be.below(3_000);
-    const probe = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    try {
-      const left = await probe.getJob(job.id);
-      expect(await left?.getState()).to.equal('active');
-      expect(left?.attemptsMade).to.equal(0);
-    } finally {
-      await probe.close();
-    }
+    await expectLeftActive(prefix, job.id);
   });
 });
 
