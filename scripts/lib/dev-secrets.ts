@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import {
+  accessSync,
   chmodSync,
   closeSync,
+  constants as fsConstants,
   linkSync,
   openSync,
   readFileSync,
@@ -100,6 +102,9 @@ export function readDevSecrets(dataDir: string): ToolSecrets | undefined {
   const path = devSecretsPath(dataDir);
   try {
     statSync(path);
+    // A folder this account may pass holding a file it may not read (a member of the group the
+    // stack lets its PostgreSQL through with): unreadable too, not damaged.
+    accessSync(path, fsConstants.R_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;

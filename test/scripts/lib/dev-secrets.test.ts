@@ -124,6 +124,27 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
     }
   });
 
+  // The stack lets its PostgreSQL through its data folder (0710 to the group): a member of that
+  // group passes the folder and cannot read the 0600 file, which was then taken for damaged.
+  it('in a folder the tool may pass but a file it may not read fail naming the file and why', async function () {
+    this.timeout(30_000);
+    const data = join(unprivilegedFolder(dir, 'home'), 'data');
+    loadOrCreateDevSecrets(data);
+    chmodSync(data, 0o711);
+    const { command, args } = unprivileged(process.execPath, ['scripts/mint-token.ts', '--user', 'ana']);
+    if (process.getuid?.() !== 0) chmodSync(devSecretsPath(data), 0o000);
+    try {
+      const result = await runCommand(command, args, { PATH: process.env.PATH, STACK_DATA_DIR: data });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(
+        `JWT_SECRET: not set, and ${devSecretsPath(data)} cannot be read (EACCES)`,
+      );
+    } finally {
+      chmodSync(devSecretsPath(data), 0o600);
+      chmodSync(data, 0o700);
+    }
+  });
+
   it('are created whole or not at all: no file is ever seen half-written', () => {
     loadOrCreateDevSecrets(dir);
     expect(readdirSync(dir)).to.deep.equal(['dev-secrets.json']);
