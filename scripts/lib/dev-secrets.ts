@@ -101,9 +101,8 @@ class SecretsUnreadableError extends Error {}
 export function readDevSecrets(dataDir: string): ToolSecrets | undefined {
   const path = devSecretsPath(dataDir);
   try {
-    statSync(path);
-    // A folder this account may pass holding a file it may not read (a member of the group the
-    // stack lets its PostgreSQL through with): unreadable too, not damaged.
+    // Also a folder this account may pass holding a file it may not read (a member of the group
+    // the stack lets its PostgreSQL through with): unreadable, not damaged.
     accessSync(path, fsConstants.R_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -45,8 +45,8 @@ export function groupCommit<T, R>(
   flush: Flush<T, R>,
   options: GroupCommitOptions<T>,
 ): (items: readonly T[]) => Promise<R[]> {
-  const weightOf = (items: readonly T[]) =>
-    options.weigh ? items.reduce((sum, item) => sum + (options.weigh?.(item) ?? 1), 0) : items.length;
+  const weigh = options.weigh ?? (() => 1);
+  const weightOf = (items: readonly T[]) => items.reduce((sum, item) => sum + weigh(item), 0);
   const maxWeight = options.maxWeight ?? Infinity;
   const waiting: Waiting<T, R>[] = [];
   let inFlight = 0;

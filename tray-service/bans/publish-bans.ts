@@ -76,7 +76,6 @@ export async function publishBans(
   const keys = banKeys(prefix);
   let setLost = false;
   let wentBack = false;
-  let floor = seen;
   let version: number | undefined;
   for (const change of changes) {
     const answer = await redis.eval(
@@ -90,8 +89,7 @@ export async function publishBans(
     );
     if (answer === -1) setLost = true;
     else if (typeof answer === 'number' && answer > 0) {
-      if (answer <= floor) wentBack = true;
-      floor = Math.max(floor, answer);
+      if (answer <= Math.max(seen, version ?? 0)) wentBack = true;
       version = Math.max(version ?? 0, answer);
     }
   }

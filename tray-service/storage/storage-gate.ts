@@ -75,8 +75,22 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   let probing: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const parked = Promise.withResolvers<undefined>();
-  /** The busy waits running now, ended by stop(): a set, not a race on one promise pending till stop. */
-  const busyWaits = new Set<() => void>();
+  /** The jobs' waits running now, ended by stop(): a set, not a race on one promise pending till stop. */
+  const waits = new Set<() => void>();
+  /** A job's wait of `waitMs`, over at once when stop() comes (or came). */
+  const waitUnlessStopped = (waitMs: number) =>
+    new Promise<void>((resolve) => {
+      if (stopped) return resolve();
+      const end = () => {
+        clearTimeout(wait);
+        waits.delete(end);
+        resolve();
+      };
+      const wait = setTimeout(end, waitMs);
+      waits.add(end);
+    });
+  /** Where a job waits after stop(): nothing will let it on (the process is going away). */
+  const parkForGood = () => new Promise<void>(() => undefined);
 
   const answers = (): Promise<boolean> => {
     probing ??= withTimeout(options.ping(), probeTimeoutMs, 'storage ping').then(
@@ -159,24 +173,14 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     },
     async refused(waitMs) {
       shut(true);
-      if (stopped) return new Promise<void>(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-      if (stopped) return new Promise<void>(() => undefined);
+      await waitUnlessStopped(waitMs);
+      if (stopped) return parkForGood();
     },
     async busy(waitMs) {
-      if (!stopped)
-        await new Promise<void>((resolve) => {
-          const end = () => {
-            clearTimeout(wait);
-            busyWaits.delete(end);
-            resolve();
-          };
-          const wait = setTimeout(end, waitMs);
-          busyWaits.add(end);
-        });
+      await waitUnlessStopped(waitMs);
       if (!stopped) return;
       parked.resolve(undefined);
-      return new Promise<void>(() => undefined);
+      return parkForGood();
     },
     leftRefusal() {
       if (outage?.refusal) reopen();
@@ -188,7 +192,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     stop() {
       stopped = true;
       clearTimeout(timer);
-      for (const end of [...busyWaits]) end();
+      for (const end of [...waits]) end();
     },
   };
 }

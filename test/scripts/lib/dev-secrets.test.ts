@@ -101,48 +101,51 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
       .that.does.not.match(/Zxcv/);
   });
 
+  /**
+   * mint-token run by another account than the stack's (root, or this user) on the stack's secrets
+   * in a data folder of mode `folderMode`; `unreadable` makes them so for a test run as a user,
+   * whom the modes of their own files do not stop as they stop another account.
+   */
+  async function mintTokenAsAnother(folderMode: number, unreadable: (data: string) => void) {
+    const data = join(unprivilegedFolder(dir, 'home'), 'data');
+    loadOrCreateDevSecrets(data);
+    chmodSync(data, folderMode);
+    const { command, args } = unprivileged(process.execPath, ['scripts/mint-token.ts', '--user', 'ana']);
+    if (process.getuid?.() !== 0) unreadable(data);
+    try {
+      return {
+        data,
+        result: await runCommand(command, args, { PATH: process.env.PATH, STACK_DATA_DIR: data }),
+      };
+    } finally {
+      chmodSync(data, 0o700);
+      chmodSync(devSecretsPath(data), 0o600);
+    }
+  }
+
   // The stack run as root keeps its data folder 0700: a tool run by another account cannot read
   // the file, and told it to run `npm start` for secrets that were there.
   it('that cannot be read fail the tool naming the file and why, not as missing', async function () {
     this.timeout(30_000);
-    const data = join(unprivilegedFolder(dir, 'home'), 'data');
-    loadOrCreateDevSecrets(data);
-    chmodSync(data, 0o700);
-    // The stack's account (root, or this user) owns it; the tool runs as another.
-    const { command, args } = unprivileged(process.execPath, ['scripts/mint-token.ts', '--user', 'ana']);
-    const asOther = process.getuid?.() === 0;
-    if (!asOther) chmodSync(data, 0o000);
-    try {
-      const result = await runCommand(command, args, { PATH: process.env.PATH, STACK_DATA_DIR: data });
-      expect(result.code).to.equal(2);
-      expect(result.stderr).to.include(
-        `JWT_SECRET: not set, and ${devSecretsPath(data)} cannot be read (EACCES)`,
-      );
-      expect(result.stderr).not.to.match(/run `npm start` once/);
-    } finally {
-      chmodSync(data, 0o700);
-    }
+    const { data, result } = await mintTokenAsAnother(0o700, (folder) => chmodSync(folder, 0o000));
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include(
+      `JWT_SECRET: not set, and ${devSecretsPath(data)} cannot be read (EACCES)`,
+    );
+    expect(result.stderr).not.to.match(/run `npm start` once/);
   });
 
   // The stack lets its PostgreSQL through its data folder (0710 to the group): a member of that
   // group passes the folder and cannot read the 0600 file, which was then taken for damaged.
   it('in a folder the tool may pass but a file it may not read fail naming the file and why', async function () {
     this.timeout(30_000);
-    const data = join(unprivilegedFolder(dir, 'home'), 'data');
-    loadOrCreateDevSecrets(data);
-    chmodSync(data, 0o711);
-    const { command, args } = unprivileged(process.execPath, ['scripts/mint-token.ts', '--user', 'ana']);
-    if (process.getuid?.() !== 0) chmodSync(devSecretsPath(data), 0o000);
-    try {
-      const result = await runCommand(command, args, { PATH: process.env.PATH, STACK_DATA_DIR: data });
-      expect(result.code).to.equal(2);
-      expect(result.stderr).to.include(
-        `JWT_SECRET: not set, and ${devSecretsPath(data)} cannot be read (EACCES)`,
-      );
-    } finally {
-      chmodSync(devSecretsPath(data), 0o600);
-      chmodSync(data, 0o700);
-    }
+    const { data, result } = await mintTokenAsAnother(0o711, (folder) =>
+      chmodSync(devSecretsPath(folder), 0o000),
+    );
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include(
+      `JWT_SECRET: not set, and ${devSecretsPath(data)} cannot be read (EACCES)`,
+    );
   });
 
   it('are created whole or not at all: no file is ever seen half-written', () => {

@@ -31,7 +31,10 @@ async function markApplied(pool: pg.Pool, batch: readonly Applied[]): Promise<bo
   // A key given twice (two makers at once: a stalled job taken over, a replay while the job runs)
   // is marked by its first call, the one told it made the mark below.
   const byKey = new Map<string, Applied>();
-  for (const item of batch) if (!byKey.has(withoutNul(item.key))) byKey.set(withoutNul(item.key), item);
+  for (const item of batch) {
+    const key = withoutNul(item.key);
+    if (!byKey.has(key)) byKey.set(key, item);
+  }
   const items = [...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const column = <T>(pick: (item: Applied) => T) => items.map(([, item]) => pick(item));
   const { rows } = await withRetry(() =>
