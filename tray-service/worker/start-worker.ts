@@ -53,6 +53,17 @@ const FAN_OUT_GATHER_MS = 25;
 const LOST_CONNECTION_RETRIES = 10;
 
 /**
+ * Runs of one job in a row that may meet the storage down before the next spends an attempt. An
+ * outage is not the job's fault, and a long one is met once (the job waits at the gate until it
+ * ends); a job held through this many outages is the likelier cause of them (a statement the
+ * server's backend is killed for): bounded, so that it spends its attempts and goes to the failed
+ * set instead of taking the database down for ever. Jobs merely in flight with it complete between
+ * the outages; the margin is for one restart met as several (a server answering its ping before
+ * it takes writes).
+ */
+export const WORKER_OUTAGE_RETRIES = 5;
+
+/**
  * A storage that answers its ping but says "not now" to a job's statements (a statement timeout in
  * a lock storm, out of connections or of memory: isStorageUnavailable) is not the
  * job's fault: the job waits and runs again, STORAGE_BUSY_WAITS times, the waits doubling from
@@ -214,24 +225,33 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         timer.ms += performance.now() - started;
       }
     };
-    for (let lostConnections = 0, busyWaits = 0, refusals = 0; ;) {
+    for (let outages = 0, lostConnections = 0, busyWaits = 0, refusals = 0; ;) {
       await gate.whenOpen(refusals > 0);
       try {
         const result = await run();
         if (refusals > 0) gate.leftRefusal();
         return result;
       } catch (error) {
-        // Only a failure of the job's own spends an attempt; during an outage it runs again.
-        if (await gate.isOutage()) continue;
+        // Only a failure of the job's own spends an attempt; during an outage it runs again, a few
+        // outages in a row at most.
+        const outage = await gate.isOutage();
+        if (outage && ++outages <= WORKER_OUTAGE_RETRIES) continue;
+        if (outage) {
+          deps.logger.warn(
+            { key: data.dedupeKey, outages },
+            'job met the storage down on every run: it spends an attempt (it may be what takes the storage down)',
+          );
+        }
         // The storage answers, but the job's connection failed: one made before a failover that
         // still reaches the former primary (dropped now), or one the server ended. Not the job's
         // fault either: it runs again on another connection. Bounded, so that a job which itself
         // breaks its connection still spends its attempts.
-        if (isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES) continue;
+        if (!outage && isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES)
+          continue;
         // Read-only (still, on fresh connections) or a full disk: however long it lasts, the job
         // waits and tries again, and the worker takes no new jobs meanwhile. Spending attempts,
         // the whole backlog went to the failed set within minutes while the ping passed.
-        if (isStorageRefusingWrites(error)) {
+        if (!outage && isStorageRefusingWrites(error)) {
           await gate.refused(busyWaitMs(refusals));
           refusals += 1;
           continue;
@@ -240,7 +260,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           gate.leftRefusal();
           refusals = 0;
         }
-        if (isStorageConnectionLost(error)) throw error;
+        if (outage || isStorageConnectionLost(error)) throw error;
         if (isStorageUnavailable(error) && busyWaits < STORAGE_BUSY_WAITS) {
           const waitMs = busyWaitMs(busyWaits);
           busyWaits += 1;

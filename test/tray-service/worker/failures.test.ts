@@ -10,7 +10,11 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import { startWorker, type RunningWorker } from '../../../tray-service/worker/start-worker.ts';
+import {
+  startWorker,
+  WORKER_OUTAGE_RETRIES,
+  type RunningWorker,
+} from '../../../tray-service/worker/start-worker.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -559,6 +563,66 @@ describe('tray worker closing while its database goes down', () => {
     expect(outcome).to.equal('closed');
     expect(performance.now() - started).to.be.below(3_000);
     await expectLeftActive(prefix, job.id);
+  });
+});
+
+// A job that itself takes the database down (a statement a backend is killed for, out of memory)
+// met an outage on every run: an outage costs no attempt, so the job ran again, and took the
+// database down again, for ever. Made here with a real server the job's store stops.
+describe('tray worker when a job takes its database down on every run', () => {
+  const prefix = useQueuePrefix();
+  const postgres = useStoppablePostgres();
+  let queue: BullQueue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  const poison = jobDataOf(commentEvent({ commentId: 'cm-poison' }));
+  let runs = 0;
+  let restarts = Promise.resolve();
+
+  before(async function () {
+    this.timeout(60_000);
+    const storage = await postgres.openStorage();
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const events = withMethod(storage.events, 'store', (store) => async (...args) => {
+      if (args[0].key !== poison.dedupeKey) return store(...args);
+      runs += 1;
+      await postgres.stop();
+      // Up again soon after, as a server restarts after a crash.
+      restarts = restarts.then(() => sleep(300)).then(() => postgres.start());
+      return store(...args);
+    });
+    worker = await quietWorker(
+      queue,
+      { ...storage, events },
+      { storageProbe: { firstProbeMs: 100, maxProbeMs: 200 } },
+    );
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+    await restarts;
+  });
+
+  it('spends an attempt after a few runs in a row that met an outage, so it cannot loop for ever', async function () {
+    this.timeout(90_000);
+    const job = await queue!.add(poison, {
+      ...webhookJobOptions,
+      attempts: 2,
+      backoff: { type: 'fixed', delay: 10 },
+    });
+    const outcome = await Promise.race([
+      settled(job),
+      sleep(60_000).then(() => `still running after ${runs} runs`),
+    ]);
+    expect(outcome).to.equal('failed');
+    // Each attempt: the first run and WORKER_OUTAGE_RETRIES more after an outage each.
+    expect(runs).to.equal(2 * (1 + WORKER_OUTAGE_RETRIES));
+    await restarts;
+    // And the worker goes on with other jobs.
+    const next = await queue!.add(
+      jobDataOf(commentEvent({ commentId: 'cm-after-poison' })),
+      webhookJobOptions,
+    );
+    expect(await settled(next)).to.equal('completed');
   });
 });
 
