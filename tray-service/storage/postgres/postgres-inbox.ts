@@ -2,7 +2,13 @@ import type pg from 'pg';
 import type { InboxView } from '../../domain/inbox-view.ts';
 import type { InboxMark, InboxPort } from '../port.ts';
 import { INBOX_COLUMNS, INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
-import { INBOX_OR_AWAY, MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
+import {
+  INBOX_OR_AWAY,
+  MARKED_FROM,
+  markedAsRead,
+  withChangedBefore,
+  type ChangedBeforeRow,
+} from './marked-row.ts';
 import { createPostgresMutes } from './postgres-mutes.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -129,14 +135,21 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       const { set, changes } = markSql(mark);
       const values: unknown[] = [userId, now];
       if (mark.kind === 'snooze') values.push(mark.until);
-      // Named records by their key (each once), else every record in the inbox.
+      // Named records by their key (each once), else every record in the inbox as the call found it.
       if (mark.ids !== 'all') values.push([...new Set(mark.ids)]);
-      const named = mark.ids === 'all' ? 'in_inbox' : `key = ANY($${values.length}::text[])`;
+      const { read, from } =
+        mark.ids === 'all'
+          ? markedAsRead(`in_inbox AND ${changes} AND expires_at > $2`)
+          : {
+              read: '',
+              from: `${MARKED_FROM} AND key = ANY($${values.length}::text[]) AND ${changes} AND expires_at > $2
+                     ORDER BY key FOR UPDATE`,
+            };
       return withRetry(async () =>
         (
           await pool.query<InboxRow & ChangedBeforeRow>(
-            `UPDATE tray_records SET ${set}, changed_at = GREATEST(changed_at + 1, $2)
-             FROM (${MARKED_FROM} AND ${named} AND ${changes} AND expires_at > $2 ORDER BY key FOR UPDATE) AS b
+            `${read} UPDATE tray_records SET ${set}, changed_at = GREATEST(changed_at + 1, $2)
+             FROM (${from}) AS b
              WHERE user_id = $1 AND key = b.marked AND ${changes} AND expires_at > $2
              RETURNING ${INBOX_COLUMNS}, b.changed_before`,
             values,

@@ -3,7 +3,13 @@ import type { TrayVerb } from '../../domain/tray-record.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { HistoryPage, TrayRecordsPort } from '../port.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
-import { INBOX_OR_AWAY, MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
+import {
+  INBOX_OR_AWAY,
+  MARKED_FROM,
+  markedAsRead,
+  withChangedBefore,
+  type ChangedBeforeRow,
+} from './marked-row.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -31,6 +37,9 @@ const COUNT_UNREAD_STATEMENT = {
  * which the API caches for a few seconds per instance. Each read the API makes is one statement,
  * one round trip. Expired records are filtered here too: the purge may lag.
  */
+/** Mark-all-as-read's records: the unread ones in any view (INBOX_OR_AWAY: their partial indexes). */
+const unread = markedAsRead(`NOT has_read AND expires_at > $2 AND ${INBOX_OR_AWAY}`);
+
 export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
   const rows = async (sql: string, params: unknown[]) =>
     (await pool.query<RecordRow>(sql, params)).rows.map(toTrayRecord);
@@ -98,12 +107,13 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     // The rows are locked in key order, the order every writer of several records takes them in,
     // so a fan-out writing this user's records at once waits instead of deadlocking; an abort
     // still possible (a writer of another order) runs the statement again here.
+    // The records unread as the call found it: not activity delivered while it waited (markedAsRead).
     markAllRead: (userId, now) =>
       withRetry(() =>
         marked(
-          `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $2)
-           FROM (${MARKED_FROM} AND NOT has_read AND expires_at > $2 AND ${INBOX_OR_AWAY}
-                 ORDER BY key FOR UPDATE) AS b
+          `${unread.read} UPDATE tray_records SET has_read = true, is_seen = true,
+             changed_at = GREATEST(changed_at + 1, $2)
+           FROM (${unread.from}) AS b
            WHERE user_id = $1 AND key = b.marked AND NOT has_read AND expires_at > $2
            RETURNING ${RECORD_COLUMNS}, b.changed_before`,
           [userId, now],

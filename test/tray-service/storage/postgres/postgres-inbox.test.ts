@@ -4,6 +4,8 @@ import { createPostgresInbox } from '../../../../tray-service/storage/postgres/p
 import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
 import { planOf, recordingPool } from './plan-of.ts';
 import { NOW, useTray } from './tray-fixture.ts';
+import { waitFor } from '../../../support/wait-for.ts';
+import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 
 // What only PostgreSQL shows of the inbox (its behaviour is in the storage conformance suite):
 // every statement the inbox and the platform's reads send is served by an index, the counts by
@@ -197,4 +199,73 @@ describe('storage/postgres inbox: last-read and mark-all-as-read read only the u
       .to.include('tray_records_inbox_unread')
       .and.not.include('Bitmap Index Scan on tray_records_pkey');
   });
+});
+
+// A mark of all locks the inbox's records in key order; a worker's transaction writing new activity
+// to one of them makes it wait, and once that commits the statement judged the record again on its
+// new state (still in the inbox, unseen, unread) and marked it: the new activity was hidden before
+// it was ever shown. Made here with the very write a delivery makes, held open by the test.
+describe('storage/postgres inbox: a mark of all waiting for a record a delivery holds', () => {
+  const tray = useTray();
+
+  const marks = {
+    'seen all': (pool: pg.Pool, userId: string) =>
+      createPostgresInbox(pool).mark(userId, { kind: 'seen', ids: 'all' }, NOW),
+    'archive all': (pool: pg.Pool, userId: string) =>
+      createPostgresInbox(pool).mark(userId, { kind: 'archive', ids: 'all' }, NOW),
+    'mark-all-as-read': (pool: pg.Pool, userId: string) =>
+      createPostgresRecords(pool).markAllRead(userId, NOW),
+  };
+
+  for (const [name, mark] of Object.entries(marks)) {
+    it(`${name} leaves the record the delivery made unread again`, async () => {
+      const { pool } = tray.pg;
+      const userId = `u-${name.replace(/\W/g, '-')}`;
+      await pool.query(
+        `INSERT INTO tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id,
+           feed, actors, actors_count, count_from, last_update, has_read, is_seen, unread_at, changed_at,
+           expires_at)
+         SELECT $2, tray_record_key('comment', 'p' || i, $2), 'comment', 'p' || i, 'post', 'Club', 'a' || i,
+           '{"kind":"community","id":"c","name":"Club"}', '[]', 1, $1::bigint + i, $1::bigint + i, false, false,
+           $1::bigint + i, $1::bigint + i, $1::bigint + i + 7776000000
+         FROM generate_series(1, 3) AS i`,
+        [NOW - 60_000, userId],
+      );
+      const key = (n: number) => encodeRecordKey({ verb: 'comment', targetId: `p${n}`, userId });
+      const delivered = key(2);
+      const worker = await pool.connect();
+      try {
+        await worker.query('BEGIN');
+        // What new activity on the record writes: unread again from the worker's clock, unseen.
+        await worker.query(
+          `UPDATE tray_records SET unread_at = $3, has_read = false, is_seen = false, changed_at = $3,
+             actors_count = actors_count + 1
+           WHERE user_id = $1 AND key = $2`,
+          [userId, delivered, NOW - 1_000],
+        );
+        const marking = mark(pool, userId);
+        await waitFor(
+          async () => {
+            const { rows } = await pool.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            );
+            return (rows[0]?.n ?? 0) > 0;
+          },
+          10_000,
+          'the mark waiting for the record the delivery holds',
+        );
+        await worker.query('COMMIT');
+        const marked = await marking;
+        expect(marked.map((record) => record.key)).to.have.members([key(1), key(3)]);
+      } finally {
+        worker.release();
+      }
+      const { rows } = await pool.query<{ has_read: boolean; is_seen: boolean; archived_at: string | null }>(
+        'SELECT has_read, is_seen, archived_at FROM tray_records WHERE user_id = $1 AND key = $2',
+        [userId, delivered],
+      );
+      expect(rows).to.deep.equal([{ has_read: false, is_seen: false, archived_at: null }]);
+    });
+  }
 });

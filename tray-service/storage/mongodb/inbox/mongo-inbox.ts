@@ -6,6 +6,7 @@ import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import type { ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
+import { leaveMadeUnread } from '../records/leave-made-unread.ts';
 import { markInBatches } from '../records/mark-in-batches.ts';
 import { writeMarked } from '../records/write-marked.ts';
 import { recordBox, viewBox } from '../collections/record-box.ts';
@@ -101,7 +102,7 @@ export function createMongoInbox(db: Db): InboxPort {
             : {};
       return markInBatches(
         records.find({ userId, box: 'inbox', expiresAt: { $gt: new Date(now) }, ...only }),
-        (found) => write(found, compute, now),
+        (found) => write(found, leaveMadeUnread(found, compute), now),
       );
     },
 

@@ -6,6 +6,7 @@ import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from './with-inbox-change.ts';
+import { leaveMadeUnread } from './leave-made-unread.ts';
 import { markInBatches } from './mark-in-batches.ts';
 import { writeMarked } from './write-marked.ts';
 import { createSortedPages } from './sorted-pages.ts';
@@ -59,9 +60,12 @@ export function createMongoRecords(
     expiresAt: { $gt: new Date(now) },
   });
 
-  /** Marks `found` read at `now`; returns the records this call changed, as stored. */
-  const markFound = (found: readonly TrayRecordDoc[], now: number): Promise<MarkedRecord[]> =>
-    writeMarked(db, found, markReadCompute, now, toTrayRecord);
+  /** Marks `found` read at `now` by `compute`; returns the records this call changed, as stored. */
+  const markFound = (
+    found: readonly TrayRecordDoc[],
+    now: number,
+    compute = markReadCompute,
+  ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, now, toTrayRecord);
 
   return {
     async countUnread(userId, lastReadAt, now) {
@@ -100,7 +104,7 @@ export function createMongoRecords(
     // is not read into memory whole.
     markAllRead: (userId, now) =>
       markInBatches(records.find({ userId, hasRead: false, expiresAt: { $gt: new Date(now) } }), (found) =>
-        markFound(found, now),
+        markFound(found, now, leaveMadeUnread(found, markReadCompute)),
       ),
     // A record re-created under the same _id starts at a first version of its own (firstVersion),
     // so the claims of the deleted ones need no clean-up: they expire with the purge.

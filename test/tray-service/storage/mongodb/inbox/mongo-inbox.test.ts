@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { InboxRecord } from '../../../../../tray-service/domain/inbox-record.ts';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collections/collection-names.ts';
 import { createMongoInbox } from '../../../../../tray-service/storage/mongodb/inbox/mongo-inbox.ts';
+import { createMongoRecords } from '../../../../../tray-service/storage/mongodb/records/mongo-records.ts';
 import { openMongoStorage } from '../../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
 import type { InboxMark, InboxPort, TrayStorage } from '../../../../../tray-service/storage/port.ts';
 import { aComment } from '../../../../support/activity-builder.ts';
@@ -45,6 +46,11 @@ describe('MongoDB inbox: marks of all meeting a concurrent mark', function () {
    * commits at that moment.
    */
   function inboxRacing(between: () => Promise<unknown>): InboxPort {
+    return createMongoInbox(racingDb(between));
+  }
+
+  /** The database of inboxRacing, its records' read running `between`. */
+  function racingDb(between: () => Promise<unknown>): Db {
     const db = client.db(dbName);
     let ran = false;
     const racingCursor = (cursor: FindCursor<Document>) =>
@@ -83,15 +89,13 @@ describe('MongoDB inbox: marks of all meeting a concurrent mark', function () {
           return (...args: Parameters<Collection['find']>) => racingCursor(target.find(...args));
         },
       });
-    return createMongoInbox(
-      new Proxy(db, {
-        get(target, property, receiver) {
-          if (property !== 'collection') return Reflect.get(target, property, receiver) as unknown;
-          return (name: string) =>
-            name === TRAY_RECORDS ? racingRecords(target.collection(name)) : target.collection(name);
-        },
-      }) as Db,
-    );
+    return new Proxy(db, {
+      get(target, property, receiver) {
+        if (property !== 'collection') return Reflect.get(target, property, receiver) as unknown;
+        return (name: string) =>
+          name === TRAY_RECORDS ? racingRecords(target.collection(name)) : target.collection(name);
+      },
+    }) as Db;
   }
 
   /** Three records of `userId`'s, the second snoozed while `mark` of all reads the inbox. */
@@ -134,6 +138,53 @@ describe('MongoDB inbox: marks of all meeting a concurrent mark', function () {
     expect(snoozed.isSeen, 'seen').to.equal(false);
     expect(marked.map((record) => record.key)).to.not.include(snoozed.key);
     expect(marked).to.have.length(2);
+  });
+
+  /**
+   * Three records of `userId`'s, the second made unread again by a new comment (written 1 ms after
+   * the call's time, as a delivery landing while the mark runs is) once `mark` read the inbox.
+   */
+  async function deliveredDuring(userId: string, mark: (db: Db) => Promise<{ key: string }[]>) {
+    const post = (n: number) => ({ postId: `p-${n}-${userId}`, owner: userId });
+    await storage.writes.applyPersonal(
+      [0, 1, 2].map((n) => aComment(`u-${n}`, post(n), { id: `cm-${n}-${userId}`, at: at(1, n) })),
+      { now: NOW, retentionDays: 90 },
+    );
+    const { records } = await inbox.page(userId, 'all', undefined, 10, NOW);
+    const target = records.find((record) => record.targetId === `p-1-${userId}`)?.key ?? '';
+    const marked = await mark(
+      racingDb(() =>
+        storage.writes.applyPersonal([aComment('u-9', post(1), { id: `cm-9-${userId}`, at: at(2) })], {
+          now: NOW + 2,
+          retentionDays: 90,
+        }),
+      ),
+    );
+    const after = await inbox.page(userId, 'all', undefined, 10, NOW + 2);
+    const delivered = after.records.find((record) => record.key === target);
+    if (!delivered) throw new Error('the record delivered to is gone');
+    expect(
+      delivered.actors.map((actor) => actor.userId),
+      'the new comment counts',
+    ).to.include('u-9');
+    expect(marked.map((record) => record.key)).to.not.include(target);
+    expect(marked).to.have.length(2);
+    return delivered;
+  }
+
+  it('seen, archive and read of all leave a record a delivery made unread while they read the inbox', async () => {
+    const seen = await deliveredDuring('u-cy', (db) =>
+      createMongoInbox(db).mark('u-cy', { kind: 'seen', ids: 'all' }, NOW + 1),
+    );
+    expect([seen.isSeen, seen.hasRead]).to.deep.equal([false, false]);
+    const archived = await deliveredDuring('u-dee', (db) =>
+      createMongoInbox(db).mark('u-dee', { kind: 'archive', ids: 'all' }, NOW + 1),
+    );
+    expect([archived.archivedAt, archived.snoozedUntil]).to.deep.equal([null, null]);
+    const read = await deliveredDuring('u-eve', (db) =>
+      createMongoRecords(db, { lastRead: storage.lastRead }).markAllRead('u-eve', NOW + 1),
+    );
+    expect([read.hasRead, read.isSeen]).to.deep.equal([false, false]);
   });
 });
 
