@@ -26,7 +26,10 @@ export interface TrayClientOptions {
   locale?: string;
   /** How many times a call refused with 429 or 503 is sent again (default 3; a whole number, 0 for never). */
   retries?: number;
-  /** A refusal asking for a longer wait than this (ms, default 30 s; 0 or more) is thrown at once. */
+  /**
+   * A refusal asking for a longer wait than this (ms, default 30 s; 0 or more) is thrown at once;
+   * below 250 ms (the first backoff) every 429 and 503 is.
+   */
   maxRetryWaitMs?: number;
   /**
    * How long one sending of a call may take to be answered in full (ms, default 30 s, above 0 and at

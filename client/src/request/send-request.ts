@@ -97,8 +97,9 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       tokenAskedAgain = true;
       token = await untilAborted(connection.getToken({ refused: token }), request.signal);
       // A sign-in that took longer than the call may wait (a call on every record, an `until`):
-      // sent now, it would take what arrived meanwhile, or come after its `until`.
-      if (timeLeft() < 0) throw error;
+      // sent now, it would take what arrived meanwhile, or come after its `until`. One whose
+      // window was over before it was sent goes for the service's answer, as it did first.
+      if (hadTime && timeLeft() < 0) throw error;
       continue;
     }
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {

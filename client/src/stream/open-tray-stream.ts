@@ -205,6 +205,9 @@ async function* streamEvents(
           // service refuses it for): waited for, as an outage is, before asking again.
           await waitOut(connection.error, undefined);
           sameTokenWaits += 1;
+          // Asked after a wait, as refused still: a failure of it (the token endpoint down) is
+          // waited out too.
+          askingAfterWait = true;
         } else if (refusals > 1) throw connection.error;
         refused = token;
         token = undefined;

@@ -127,6 +127,22 @@ describe('sendRequest (through the client) against the tray API', () => {
       expect(sent.map((one) => one.status)).to.deep.equal([200]);
     });
 
+    // Its window was over before it was sent: the service's 400 names the `until`, where a 401
+    // would tell the app its user is signed out.
+    it('sends a snooze whose until has passed again with the new token, for the service’s 400', async () => {
+      const tokens = [
+        tokenFor('t-past', {}, 'a-secret-the-service-does-not-know-32-chars'),
+        tokenFor('t-past'),
+      ];
+      let asked = 0;
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({ baseUrl: api.baseUrl, fetch, getToken: () => tokens[asked++]! });
+      await expect(client.snooze(['k'], Date.now() - 60_000))
+        .to.be.rejectedWith(TrayApiError, /until/)
+        .and.eventually.include({ status: 400 });
+      expect(sent.map((call) => call.status)).to.deep.equal([401, 400]);
+    });
+
     it('throws a TrayApiError 401 when the new token is refused too, after asking only once more', async () => {
       let asked = 0;
       const { fetch, sent } = recordingFetch();

@@ -171,6 +171,24 @@ describe('openTrayStream against the tray service', function () {
       expect(states.filter((state) => state === 'waiting')).to.have.length(2);
     });
 
+    // A token endpoint that gave back the refused token from its cache, then went down itself: a
+    // getToken failure after a wait is waited out, as after any other wait.
+    it('waits out a getToken that fails after it gave back the refused token, and opens once it answers', async () => {
+      const user = target.user('u-refused-then-down');
+      const stale = await target.token(user, -120);
+      let tokens = 0;
+      const { stream } = open(user, {
+        getToken: () => {
+          tokens += 1;
+          if (tokens <= 2) return stale;
+          if (tokens === 3) throw new Error('token endpoint down');
+          return target.token(user);
+        },
+      });
+      expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
+      expect(tokens).to.equal(4);
+    });
+
     it('ends with the 401 once getToken has given back the refused token 4 times after waits', async () => {
       const user = target.user('u-refused-always');
       const stale = await target.token(user, -120);
