@@ -42,7 +42,9 @@ export function csvStream<T>(
   let started = header === undefined;
   return new Transform({
     writableObjectMode: true,
-    writableHighWaterMark: 64,
+    // One item: storage pages are bounded by bytes, and one page is the read-ahead. Items can be
+    // megabytes each (WEBHOOK_MAX_BODY_BYTES): 64 buffered here held 64 payloads per stalled reader.
+    writableHighWaterMark: 1,
     transform(item: T, _encoding, callback) {
       const head = started || header === undefined ? '' : csvLine(header);
       started = true;

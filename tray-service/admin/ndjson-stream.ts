@@ -8,7 +8,9 @@ import { Transform } from 'node:stream';
 export function ndjsonStream<T>(toLine: (item: T) => unknown): Transform {
   return new Transform({
     writableObjectMode: true,
-    writableHighWaterMark: 64,
+    // One item: storage pages are bounded by bytes, and one page is the read-ahead. Items can be
+    // megabytes each (WEBHOOK_MAX_BODY_BYTES): 64 buffered here held 64 payloads per stalled reader.
+    writableHighWaterMark: 1,
     transform(item: T, _encoding, callback) {
       callback(null, `${JSON.stringify(toLine(item))}\n`);
     },

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { csvCell, csvLine, csvStream } from '../../../tray-service/admin/csv-stream.ts';
+import { acceptedWhileStalled } from './accepted-while-stalled.ts';
 
 describe('CSV export cells', () => {
   it('start a cell a spreadsheet would run as a formula with a quote (CSV injection)', () => {
@@ -74,5 +75,12 @@ describe('CSV export cells', () => {
       ]),
     ).to.equal("x,y\r\n1,2\r\n'=3,4\r\n");
     expect(await csv([])).to.equal('x,y\r\n');
+  });
+
+  // The storage pages an export by bytes (16 MiB); a stage that held 64 items while its reader
+  // stalled held 64 payloads of up to WEBHOOK_MAX_BODY_BYTES each besides.
+  it('takes one item more at most while its reader stalls, however large the items', () => {
+    const stage = csvStream(['data'], (item: string[]) => item);
+    expect(acceptedWhileStalled(stage, ['x'.repeat(1_000_000)])).to.be.at.most(1);
   });
 });
