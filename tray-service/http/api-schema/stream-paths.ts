@@ -38,7 +38,8 @@ export const streamPaths: ZodOpenApiPathsObject = {
       requestBody: noBody,
       responses: {
         200: {
-          description: 'The event stream; it stays open until the client, a ban or a shutdown closes it',
+          description:
+            'The event stream; it stays open until the client closes it, its token expires (`expired`), a newer stream of the user takes its place (`replaced`), a ban or a shutdown',
           content: {
             'text/event-stream': {
               schema: { type: 'string' },
