@@ -84,10 +84,23 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
     next();
   };
 
-  // Before the ticket is redeemed, which leaves it to the retry. A soft bound: streams being
-  // authorised at the same moment may each take the last place.
-  const refuseWhenFull: RequestHandler = (_req, _res, next) => {
-    if (deps.hub.size < deps.streamsPerInstance) {
+  // Before the ticket is redeemed, which leaves it to the retry. The streams still being authorised
+  // (ticket, bans, rate limit and slot: Redis calls each) count as held: clients coming back at
+  // once (a sibling instance shut down) all passed a check of the hub alone.
+  let authorising = 0;
+  /** Per request that passed refuseWhenFull: ends its count, once (the hub holds it, or it ended). */
+  const authorised = new WeakMap<Request, () => void>();
+  const refuseWhenFull: RequestHandler = (req, res, next) => {
+    if (deps.hub.size + authorising < deps.streamsPerInstance) {
+      authorising += 1;
+      let counted = true;
+      const done = () => {
+        if (counted) authorising -= 1;
+        counted = false;
+      };
+      authorised.set(req, done);
+      // Refused on the way (a used ticket, a ban, the rate limit) or its client gone.
+      res.once('close', done);
       next();
       return;
     }
@@ -139,6 +152,8 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
           { userId, streamId, locale, cursor, start, ...(expiresAt === undefined ? {} : { expiresAt }) },
           replaced,
         );
+        // Counted by the hub from here.
+        authorised.get(req)?.();
         // A stream stays open for hours, and Express leaves its router's continuation on the request
         // (req.next): closures and saved state of every layer passed, 1.6 kB a stream. Nothing calls
         // it once the stream has begun.

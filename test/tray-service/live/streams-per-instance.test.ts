@@ -44,4 +44,30 @@ describe('STREAMS_PER_INSTANCE', function () {
       for (const stream of open) stream.close();
     }
   });
+
+  // Streams still being authorised (ticket, ban check, rate limit, slot: Redis calls each) were
+  // not counted: clients coming back at once after a sibling instance's shutdown all passed the
+  // check, and the bound had no ceiling.
+  it('counts the streams being authorised: of ten opened at once, two are held and eight refused', async () => {
+    const base = tray.instance(0).base;
+    await waitFor(() => tray.instance(0).live.hub.size === 0, 5_000, 'the earlier streams to end');
+    const headers = await Promise.all(
+      Array.from({ length: 10 }, async (_, n) => ({ Authorization: await bearer(`u-burst-${n}`) })),
+    );
+    const answers = await Promise.all(
+      headers.map(async (header) => {
+        const answer = await fetch(`${base}${STREAM}`, { headers: header });
+        return { status: answer.status, body: answer.body };
+      }),
+    );
+    try {
+      expect(answers.map((answer) => answer.status).sort()).to.deep.equal([
+        ...Array(2).fill(200),
+        ...Array(8).fill(503),
+      ]);
+      expect(tray.instance(0).live.hub.size).to.equal(2);
+    } finally {
+      for (const answer of answers) await answer.body?.cancel();
+    }
+  });
 });
