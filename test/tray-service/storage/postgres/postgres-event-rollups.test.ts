@@ -57,6 +57,31 @@ describe('storage/postgres per-minute rollups of the stored events', () => {
     expect(chart?.buckets).to.have.lengthOf(LAG_BUCKETS);
   });
 
+  // The engine-neutral case is in the conformance suite; the test server of the MongoDB adapter
+  // cannot keep this much (docs/storage.md), PostgreSQL must.
+  it('tells exactly one of two makers marking one event at once that it made the mark, stores that one, and counts its lag once', async () => {
+    const events = createPostgresEvents(pg.pool);
+    const receivedAt = new Date(minute + 3 * MINUTE + 1_000);
+    for (let round = 0; round < 20; round++) {
+      const stored = await events.store(
+        { key: `twins-${round}`, event: 'post.didCreate', data: {}, webhook: 'w', receivedAt },
+        { status: 'applied' },
+        { retentionDays: 1, now: new Date() },
+      );
+      const makers = ['job-a:0', 'job-b:0'];
+      const answers = await Promise.all(
+        makers.map((by, n) => events.markApplied(stored, new Date(receivedAt.getTime() + 40 + n), by)),
+      );
+      expect(answers.filter(Boolean), `round ${round}`).to.have.length(1);
+      // The maker told it made the mark is the one stored: its rerun (a lost answer) is told so again.
+      const reruns: boolean[] = [];
+      for (const by of makers) reruns.push(await events.markApplied(stored, new Date(), by));
+      expect(reruns, `round ${round}'s reruns`).to.deep.equal(answers);
+    }
+    const [chart] = await events.lagPerMinute(new Date(minute + 3 * MINUTE), new Date(minute + 4 * MINUTE));
+    expect(chart?.count).to.equal(20);
+  });
+
   it('keeps one row a minute, its counts by event name', async () => {
     const events = createPostgresEvents(pg.pool);
     const receivedAt = new Date(minute + 5 * MINUTE);
