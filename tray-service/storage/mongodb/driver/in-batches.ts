@@ -1,4 +1,3 @@
-import type { FindCursor } from 'mongodb';
 import { MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
 
 /**
@@ -7,7 +6,7 @@ import { MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
  * user) holds in memory is one batch, not all of it.
  */
 export async function inBatches<T>(
-  cursor: FindCursor<T>,
+  cursor: AsyncIterable<T>,
   flush: (docs: T[]) => Promise<void>,
 ): Promise<void> {
   let batch: T[] = [];

@@ -1,4 +1,3 @@
-import type { FindCursor } from 'mongodb';
 import type { TrayRecord } from '../../../domain/tray-record.ts';
 import { PartialWriteError, type MarkedRecord } from '../../port.ts';
 import { inBatches } from '../driver/in-batches.ts';
@@ -9,16 +8,21 @@ import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
  * backlog is never read into memory whole, nor written by one compare-and-set call. The batches
  * before a failed one are changed for good, so a failure is thrown as a PartialWriteError carrying
  * what every batch changed, the failed one's included, and the caller still announces each record
- * this call marked.
+ * this call marked. Each record is handed over once: MongoDB's cursor is no snapshot, and a record
+ * a delivery moved along the index the cursor walks (a new unread time) may come again in a later
+ * batch, where it would be judged anew on its new state and marked (leave-made-unread.ts).
  */
 export async function markInBatches<R extends TrayRecord>(
-  cursor: FindCursor<TrayRecordDoc>,
+  cursor: AsyncIterable<TrayRecordDoc>,
   markBatch: (found: readonly TrayRecordDoc[]) => Promise<MarkedRecord<R>[]>,
 ): Promise<MarkedRecord<R>[]> {
   const changed: MarkedRecord<R>[] = [];
+  const handed = new Set<string>();
   try {
     await inBatches(cursor, async (found) => {
-      changed.push(...(await markBatch(found)));
+      const fresh = found.filter((record) => !handed.has(record._id));
+      for (const record of fresh) handed.add(record._id);
+      if (fresh.length > 0) changed.push(...(await markBatch(fresh)));
     });
   } catch (error) {
     const partly = error instanceof PartialWriteError ? (error.changed as MarkedRecord<R>[]) : [];
