@@ -57,9 +57,10 @@ const LOST_CONNECTION_RETRIES = 10;
  * outage is not the job's fault, and a long one is met once (the job waits at the gate until it
  * ends); a job held through this many outages is the likelier cause of them (a statement the
  * server's backend is killed for): bounded, so that it spends its attempts and goes to the failed
- * set instead of taking the database down for ever. Jobs merely in flight with it complete between
- * the outages; the margin is for one restart met as several (a server answering its ping before
- * it takes writes).
+ * set instead of taking the database down for ever. Jobs in flight with it that complete between
+ * the outages are not held; a slower one meets them too and may spend an attempt (retried with
+ * backoff). The margin is for one restart met as several (a server answering its ping before it
+ * takes writes). Counted per attempt, not reset by the job's other failures in between.
  */
 export const WORKER_OUTAGE_RETRIES = 5;
 
@@ -233,13 +234,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         return result;
       } catch (error) {
         // Only a failure of the job's own spends an attempt; during an outage it runs again, a few
-        // outages in a row at most.
+        // outages per attempt at most (WORKER_OUTAGE_RETRIES).
         const outage = await gate.isOutage();
         if (outage && ++outages <= WORKER_OUTAGE_RETRIES) continue;
         if (outage) {
           deps.logger.warn(
             { key: data.dedupeKey, outages },
-            'job met the storage down on every run: it spends an attempt (it may be what takes the storage down)',
+            'job met the storage down on run after run: it spends an attempt (it may be what takes the storage down)',
           );
         }
         // The storage answers, but the job's connection failed: one made before a failover that

@@ -602,7 +602,7 @@ describe('tray worker when a job takes its database down on every run', () => {
     await restarts;
   });
 
-  it('spends an attempt after a few runs in a row that met an outage, so it cannot loop for ever', async function () {
+  it('spends an attempt after a few runs of one attempt that met an outage, so it cannot loop for ever', async function () {
     this.timeout(90_000);
     const job = await queue!.add(poison, {
       ...webhookJobOptions,
