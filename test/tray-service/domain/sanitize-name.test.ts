@@ -15,4 +15,12 @@ describe('sanitizeName', () => {
   it('removes other controls and bidi overrides, and trims', () => {
     expect(sanitizeName(' Ana\u0000\u202eBen\u2066 ')).to.equal('AnaBen');
   });
+
+  // Every message starts with a name, and an invisible right-to-left mark first in it made a client
+  // that takes direction from the text (dir=auto, Android's default) lay the message out right to
+  // left.
+  it('removes the invisible direction marks (LRM, RLM, ALM)', () => {
+    expect(sanitizeName('\u200fBob')).to.equal('Bob');
+    expect(sanitizeName('A\u200en\u061ca')).to.equal('Ana');
+  });
 });
