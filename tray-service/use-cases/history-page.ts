@@ -68,11 +68,21 @@ export function createHistoryPages(
       return { records: page.records, nextPage: page.nextPage, totalPages: totalPages(total) };
     },
     async v2(userId, page, now) {
-      const [rows, total] = await Promise.all([
+      const key = countKey(userId, 'v2');
+      const countNow = () => records.count(userId, now, V2_EXCLUDED_VERBS);
+      const [rows, reused] = await Promise.all([
         records.pageNumber(userId, page, pageSize, now, V2_EXCLUDED_VERBS),
-        counts.get(countKey(userId, 'v2'), now, () => records.count(userId, now, V2_EXCLUDED_VERBS)),
+        counts.get(key, now, countNow),
       ]);
-      return { records: rows, totalPages: totalPages(total) };
+      // The count is reused for a while (COUNT_TTL_MS), the rows read fresh: a page the count says
+      // is the last (or past it) that came back full, or any past it with rows, may be followed by
+      // records the count lags (another instance's unarchive, a wake-up), and a client that loops
+      // totalPages times would stop before them. Counted again then.
+      const counted = totalPages(reused);
+      const lagging = rows.length === pageSize ? page >= counted : rows.length > 0 && page > counted;
+      if (!lagging) return { records: rows, totalPages: counted };
+      counts.forget(key);
+      return { records: rows, totalPages: totalPages(await countNow()) };
     },
     forget(userId) {
       counts.forget(JSON.stringify([userId]).slice(0, -1));
