@@ -70,19 +70,24 @@ export function createHistoryPages(
     async v2(userId, page, now) {
       const key = countKey(userId, 'v2');
       const countNow = () => records.count(userId, now, V2_EXCLUDED_VERBS);
+      let countedNow = false;
       const [rows, reused] = await Promise.all([
         records.pageNumber(userId, page, pageSize, now, V2_EXCLUDED_VERBS),
-        counts.get(key, now, countNow),
+        counts.get(key, now, () => ((countedNow = true), countNow())),
       ]);
-      // The count is reused for a while (COUNT_TTL_MS), the rows read fresh: a page the count says
-      // is the last (or past it) that came back full, or any past it with rows, may be followed by
-      // records the count lags (another instance's unarchive, a wake-up), and a client that loops
-      // totalPages times would stop before them. Counted again then.
+      // The count is reused for a while (COUNT_TTL_MS), the rows read fresh: records it lags
+      // (another instance's unarchive, a wake-up) would be missed by a client that loops
+      // totalPages times. Counted again, and kept, when the page shows the reused count short:
+      // rows past it, or a full page where it ends and a record after that page (one row asked).
       const counted = totalPages(reused);
-      const lagging = rows.length === pageSize ? page >= counted : rows.length > 0 && page > counted;
-      if (!lagging) return { records: rows, totalPages: counted };
+      if (countedNow || rows.length === 0 || page < counted) return { records: rows, totalPages: counted };
+      const short =
+        (page - 1) * pageSize + rows.length > reused ||
+        (rows.length === pageSize &&
+          (await records.pageNumber(userId, page * pageSize + 1, 1, now, V2_EXCLUDED_VERBS)).length > 0);
+      if (!short) return { records: rows, totalPages: counted };
       counts.forget(key);
-      return { records: rows, totalPages: totalPages(await countNow()) };
+      return { records: rows, totalPages: totalPages(await counts.get(key, now, countNow)) };
     },
     forget(userId) {
       counts.forget(JSON.stringify([userId]).slice(0, -1));

@@ -31,4 +31,24 @@ describe('history pages (GET v2 and v3, every transport)', () => {
     expect(third.records).to.have.length(2);
     expect(third.totalPages).to.equal(3);
   });
+
+  // The recount is for a count that is short, not for one that ends where a full page does.
+  it('v2: a full last page of an exact count is not counted again while the count is reused', async () => {
+    const userId = 'u-v2-exact';
+    let counted = 0;
+    const records = Object.assign(Object.create(suite.storage.records) as typeof suite.storage.records, {
+      count: (...args: Parameters<typeof suite.storage.records.count>) => (
+        (counted += 1),
+        suite.storage.records.count(...args)
+      ),
+    });
+    const pages = createHistoryPages({ ...suite.storage, records }, PAGE_SIZE);
+    await seed(userId, PAGE_SIZE, 0);
+    for (let call = 0; call < 3; call++) {
+      const first = await pages.v2(userId, 1, NOW);
+      expect(first.records).to.have.length(PAGE_SIZE);
+      expect(first.totalPages).to.equal(1);
+    }
+    expect(counted).to.equal(1);
+  });
 });

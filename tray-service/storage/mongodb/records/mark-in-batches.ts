@@ -10,7 +10,9 @@ import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
  * what every batch changed, the failed one's included, and the caller still announces each record
  * this call marked. Each record is handed over once: MongoDB's cursor is no snapshot, and a record
  * a delivery moved along the index the cursor walks (a new unread time) may come again in a later
- * batch, where it would be judged anew on its new state and marked (leave-made-unread.ts).
+ * batch, where it would be judged anew on its new state and marked (leave-made-unread.ts). The
+ * ids handed are kept for the call (about 100 bytes each: 100 MB for a mark of all of a million
+ * records, where the records themselves are read a batch at a time).
  */
 export async function markInBatches<R extends TrayRecord>(
   cursor: AsyncIterable<TrayRecordDoc>,
