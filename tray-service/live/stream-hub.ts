@@ -756,6 +756,14 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         end(session);
         return;
       }
+      // A token that expired while the stream was being authorised (slow Redis calls): the stream
+      // never lives, so the places it took are given back rather than their streams ended for it.
+      if (stream.expiresAt !== undefined && stream.expiresAt <= Date.now()) {
+        if (replaced.length > 0) giveBack(stream, replaced);
+        session.write('expired', { reason: 'token-expired', reconnect: true });
+        end(session);
+        return;
+      }
       // After the new stream is open: the user's subscription on this instance stays in place.
       replace(stream.userId, replaced);
       if (stream.expiresAt !== undefined) armExpiry(session, stream.expiresAt);

@@ -41,6 +41,8 @@ export function useLiveOnOwnRedis(
      * (its SUBSCRIBE is refused until the test grants one: ACL SETUSER <user> allchannels).
      */
     subscriberUser?: string;
+    /** STREAMS_PER_USER (5 by default). */
+    streamsPerUser?: number;
   } = {},
 ): LiveOnOwnRedis {
   let dir = '';
@@ -91,7 +93,7 @@ export function useLiveOnOwnRedis(
       redis,
       subscriber,
       bans,
-      streamsPerUser: 5,
+      streamsPerUser: options.streamsPerUser ?? 5,
       ...(timings ? { timings } : {}),
     });
   });
