@@ -59,8 +59,9 @@ export const webhookRetryDelays = { firstMs: 1_000, maxMs: 30_000 } as const;
  * Job options for every webhook job. 20 attempts with capped exponential backoff
  * (webhookRetryDelays) span 6 to 7.5 minutes. A storage outage costs no attempt (unless one job
  * meets more than WORKER_OUTAGE_RETRIES of them in one attempt): the worker stops taking jobs
- * until the storage answers (tray-service/storage/storage-gate.ts), and a stall costs none either (up to WEBHOOK_MAX_STALLED_COUNT). After the last attempt the job stays
- * in the failed set (the dead letter) until `scripts/replay` moves it back.
+ * until the storage answers (tray-service/storage/storage-gate.ts), and a stall costs none either
+ * (up to WEBHOOK_MAX_STALLED_COUNT). After the last attempt the job stays in the failed set (the
+ * dead letter) until `scripts/replay` moves it back.
  */
 export const webhookJobOptions: Bull.JobOptions = {
   attempts: 20,

@@ -107,25 +107,25 @@ function sibling(available: readonly string[], tag: string, refuses: Refuses): s
 }
 
 /**
+ * languageAndScript's answers by tag: canonicalising and maximising a tag takes some 6 us, and each
+ * negotiation asked it of every catalogue for every range (25-115 us for a browser's header).
+ */
+const likely = new Map<string, string | undefined>();
+const LIKELY_CACHED = 1_024;
+
+/**
  * `zh-Hant`, `pt-Latn`: a tag's language and its script, written or likely (CLDR's likely subtags).
  * None for `und` (no language named), which likely subtags would make English (`und-BR`:
  * Portuguese).
  */
 function languageAndScript(tag: string): string | undefined {
   if (likely.has(tag)) return likely.get(tag);
-  // Bounded: the tags are a header's. The catalogues' own stay in it between clears.
+  // Bounded: the tags are a header's (after a clear, the catalogues' own are worked out again).
   if (likely.size >= LIKELY_CACHED) likely.clear();
   const found = likelyLanguageAndScript(tag);
   likely.set(tag, found);
   return found;
 }
-
-/**
- * languageAndScript's answers by tag: canonicalising and maximising a tag takes some 6 us, and each
- * negotiation asked it of every catalogue for every range (25-115 us for a browser's header).
- */
-const likely = new Map<string, string | undefined>();
-const LIKELY_CACHED = 1_024;
 
 function likelyLanguageAndScript(tag: string): string | undefined {
   const name = canonical(tag);

@@ -235,24 +235,24 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       } catch (error) {
         // Only a failure of the job's own spends an attempt; during an outage it runs again, a few
         // outages per attempt at most (WORKER_OUTAGE_RETRIES).
-        const outage = await gate.isOutage();
-        if (outage && ++outages <= WORKER_OUTAGE_RETRIES) continue;
-        if (outage) {
+        if (await gate.isOutage()) {
+          if (++outages <= WORKER_OUTAGE_RETRIES) continue;
           deps.logger.warn(
             { key: data.dedupeKey, outages },
             'job met the storage down on run after run: it spends an attempt (it may be what takes the storage down)',
           );
+          if (refusals > 0) gate.leftRefusal();
+          throw error;
         }
         // The storage answers, but the job's connection failed: one made before a failover that
         // still reaches the former primary (dropped now), or one the server ended. Not the job's
         // fault either: it runs again on another connection. Bounded, so that a job which itself
         // breaks its connection still spends its attempts.
-        if (!outage && isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES)
-          continue;
+        if (isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES) continue;
         // Read-only (still, on fresh connections) or a full disk: however long it lasts, the job
         // waits and tries again, and the worker takes no new jobs meanwhile. Spending attempts,
         // the whole backlog went to the failed set within minutes while the ping passed.
-        if (!outage && isStorageRefusingWrites(error)) {
+        if (isStorageRefusingWrites(error)) {
           await gate.refused(busyWaitMs(refusals));
           refusals += 1;
           continue;
@@ -261,7 +261,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           gate.leftRefusal();
           refusals = 0;
         }
-        if (outage || isStorageConnectionLost(error)) throw error;
+        if (isStorageConnectionLost(error)) throw error;
         if (isStorageUnavailable(error) && busyWaits < STORAGE_BUSY_WAITS) {
           const waitMs = busyWaitMs(busyWaits);
           busyWaits += 1;

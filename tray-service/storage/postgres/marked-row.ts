@@ -11,12 +11,12 @@ import type { MarkedRecord } from '../port.ts';
 export const MARKED_FROM = `SELECT key AS marked, changed_at AS changed_before FROM tray_records WHERE user_id = $1`;
 
 /**
- * MARKED_FROM for a mark of all the user's records that meet `condition` (the inbox's, say):
- * `read` (the records as the statement's snapshot has them) goes first, as its WITH, and `from` is the locking subquery, complete. A
- * record a concurrent write held is judged again on the state it committed once its lock is taken;
- * one that write made unread again (new activity delivered while the mark waited) is left out,
- * by its unread time against the one the statement's snapshot read: the activity landed after the
- * call, and marking it would hide it before it was ever shown.
+ * MARKED_FROM for a mark of all the user's records that meet `condition` (the inbox's, say): `read`
+ * (the records as the statement's snapshot has them) goes first, as its WITH, and `from` is the
+ * locking subquery, complete. A record a concurrent write held is judged again on the state it
+ * committed once its lock is taken; one that write made unread again (new activity delivered while
+ * the mark waited) is left out, by its unread time against the one the snapshot read: the activity
+ * landed after the call, and marking it would hide it before it was ever shown.
  */
 export function markedAsRead(condition: string): { read: string; from: string } {
   return {

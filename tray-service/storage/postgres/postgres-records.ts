@@ -30,6 +30,9 @@ const COUNT_UNREAD_STATEMENT = {
       AND unread_at > COALESCE($2::bigint, (SELECT at FROM tray_last_read WHERE user_id = $1), 0)`,
 };
 
+/** Mark-all-as-read's records: the unread ones in any view (INBOX_OR_AWAY: their partial indexes). */
+const unread = markedAsRead(`NOT has_read AND expires_at > $2 AND ${INBOX_OR_AWAY}`);
+
 /**
  * The read side of tray_records. Every query takes the user id and runs on one of the user's
  * indexes (migrations/0001_tray.sql); a page has a LIMIT, so it costs the same whatever the
@@ -37,9 +40,6 @@ const COUNT_UNREAD_STATEMENT = {
  * which the API caches for a few seconds per instance. Each read the API makes is one statement,
  * one round trip. Expired records are filtered here too: the purge may lag.
  */
-/** Mark-all-as-read's records: the unread ones in any view (INBOX_OR_AWAY: their partial indexes). */
-const unread = markedAsRead(`NOT has_read AND expires_at > $2 AND ${INBOX_OR_AWAY}`);
-
 export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
   const rows = async (sql: string, params: unknown[]) =>
     (await pool.query<RecordRow>(sql, params)).rows.map(toTrayRecord);

@@ -31,8 +31,8 @@ export interface GroupRecomputeOptions extends RecomputeOptions {
  * Computes every unexpired record of one record group (or of its records `only` names) again from
  * the group's kept actions without `voided` (action ids: what a removal takes out;
  * docs/tray-rules.md#inbox), each without what its recipient's mutes held back and, on a
- * community's target, what fell while they were away (shrinkRecord). Changed records are written by compare-and-set with the kept actions, the
- * community's members and the recipients' mute spans read again each round; a record left with no
+ * community's target, what fell while they were away (shrinkRecord). Changed records are written
+ * by compare-and-set with the kept actions, the community's members and the recipients' mute spans read again each round; a record left with no
  * action is deleted once its next version is claimed, so no concurrent writer's change is lost
  * unseen. Only the records whose deletion a concurrent writer stopped are read and computed again,
  * by `_id`; one deleted meanwhile is done. Whether the voided actions are still kept or already
