@@ -163,6 +163,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
    * own count, the same, would then be skipped as sent already.
    */
   const opening = new Set<StreamSession>();
+  /**
+   * Held streams a count skipped: its changes wait for the stream's catch-up, and a count ahead of
+   * them would show activity the list does not have yet. Counted again once they are let go.
+   */
+  const countOwed = new Set<StreamSession>();
   let size = 0;
   const metrics = createStreamMetrics(deps.registry, () => size);
   const hooks = {
@@ -197,7 +202,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
 
   /**
    * The user's counts, written to each stream whose last counts differ (not to one still opening
-   * but the one whose opening this is); recounted at their expiry.
+   * or held, but the one whose opening this is); recounted at their expiry.
    */
   function writeCounts(
     userId: string,
@@ -211,6 +216,10 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     if (openingOf) opening.delete(openingOf);
     for (const session of byUser.get(userId) ?? []) {
       if (session.unread === sent || opening.has(session)) continue;
+      if (session !== openingOf && held.has(session)) {
+        countOwed.add(session);
+        continue;
+      }
       session.unread = sent;
       session.write('unread', counts);
     }
@@ -503,6 +512,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     held.delete(session);
     // What its catch-up already sent is in its cursor: delivered again, it is skipped.
     for (const change of waiting ?? []) await deliver(session.stream.userId, [session], change);
+    if (countOwed.delete(session)) queueCount(session.stream.userId);
   }
 
   /** Forgets a session (its response closed or is being ended) and frees its slot. */
@@ -512,6 +522,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     held.delete(session);
     owedResyncs.delete(session);
     opening.delete(session);
+    countOwed.delete(session);
     if (!sessions?.delete(session)) return;
     if (sessions.size === 0) {
       byUser.delete(userId);

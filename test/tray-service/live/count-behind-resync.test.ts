@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
+import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { dataOf, named, openSse, type SseEvent } from './support/sse-client.ts';
+import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
+import { writeRecord } from './support/write-record.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+const STREAM = '/notifications/v3/stream';
+
+/** The storage with every catch-up's record read (`records.changedSince`) followed by `after`. */
+function afterRecordRead(storage: TrayStorage, after: (userId: string) => Promise<void>): TrayStorage {
+  const records = new Proxy(storage.records, {
+    get: (target, prop, receiver) =>
+      prop === 'changedSince'
+        ? async (...args: Parameters<TrayStorage['records']['changedSince']>) => {
+            const read = await target.changedSince(...args);
+            await after(args[0]);
+            return read;
+          }
+        : Reflect.get(target, prop, receiver),
+  });
+  return new Proxy(storage, {
+    get: (target, prop, receiver) => (prop === 'records' ? records : Reflect.get(target, prop, receiver)),
+  });
+}
+
+const unreadOf = (event: SseEvent) => dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount;
+
+// A Redis of its own: the test drops the instance's subscriber connection. A live change that
+// reached the instance while the user's earlier work (another stream's opening) still ran is
+// delivered after the drop, so it waits for the stream's resync; the count it queued must wait too.
+describe('a count queued just before the live subscription is replaced', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  /** While set, the named user's catch-ups wait after reading their records. */
+  let gate: { userId: string; read: () => void; until: Promise<void> } | undefined;
+  const live = useLiveOnOwnRedis('live-count-resync', () =>
+    afterRecordRead(suite.storage, async (userId) => {
+      if (gate?.userId !== userId) return;
+      gate.read();
+      await gate.until;
+    }),
+  );
+
+  it('reaches the stream after the record it counts', async () => {
+    const user = 'u-count-resync';
+    const a = await openSse(`${live.instance.base}${STREAM}`, { Authorization: await bearer(user) });
+    const opened = await a.next(named('unread'));
+    expect(unreadOf(opened)).to.equal(0);
+    if (opened.id === undefined) throw new Error('the unread event has no id to resume from');
+
+    // Stream B resumes from A's id; its opening has read the tray and waits, holding the user's
+    // work behind it.
+    let read: () => void = () => undefined;
+    const hasRead = new Promise<void>((resolve) => (read = resolve));
+    let open: () => void = () => undefined;
+    gate = { userId: user, read, until: new Promise<void>((resolve) => (open = resolve)) };
+    const b = await openSse(`${live.instance.base}${STREAM}`, {
+      Authorization: await bearer(user),
+      'Last-Event-ID': opened.id,
+    });
+    const probe = createRedis(live.redisServer.url);
+    try {
+      await hasRead;
+      // p-new is written and announced: its delivery and its count wait behind B's opening.
+      const announced = await writeRecord(suite.storage, user, 'p-new', Date.now());
+      await createChangePublisher(live.redis, 'live', silent).recordsWritten(announced);
+      await sleep(300);
+      // Then the subscriber connection drops and comes back: every stream is owed a resync.
+      await probe.client('KILL', 'TYPE', 'pubsub');
+      await waitFor(() => live.subscriber.status !== 'ready', 5_000, 'the subscriber to drop');
+      await waitFor(() => live.subscriber.status === 'ready', 10_000, 'the subscriber to come back');
+      const channel = changeChannel('live', shardOf(user));
+      const subscribed = async () =>
+        Number(((await probe.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0;
+      await waitFor(subscribed, 5_000, 'the subscription');
+    } finally {
+      gate = undefined;
+      open();
+    }
+    for (const stream of [a, b]) {
+      await stream.next(
+        (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-new',
+        { timeoutMs: 10_000 },
+      );
+      await stream.next((event) => named('unread')(event) && unreadOf(event) === 1, { timeoutMs: 10_000 });
+    }
+    a.close();
+    b.close();
+    probe.disconnect();
+    for (const stream of [a, b]) {
+      const record = stream.events.findIndex(
+        (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-new',
+      );
+      const counted = stream.events.findIndex((event) => named('unread')(event) && unreadOf(event) === 1);
+      expect(record, 'the record of p-new').to.be.at.least(0);
+      expect(counted, 'the count of p-new, after its record').to.be.greaterThan(record);
+    }
+  });
+});
