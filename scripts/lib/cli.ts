@@ -79,11 +79,38 @@ export function parseCli<const T extends ParseArgsConfig>(
   usage: string,
 ): ReturnType<typeof parseArgs<T>> {
   helpRequested(config.args ?? [], usage);
+  refuseOptionsNpmTook(config);
   try {
     return parseArgs(config);
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${usage.trim()}`);
   }
+}
+
+/**
+ * `npm run replay failed --dry-run` (no `--`): npm takes every option before `--` as its own
+ * setting (npm_config_dry_run) and hands the script the rest, so the dry run moved the jobs for
+ * real. An option of the script's that npm took, and that is not among the script's arguments, is
+ * refused with the command that was meant, where it can be told (a taken option's value is left
+ * among the arguments, indistinguishable from them).
+ */
+function refuseOptionsNpmTook(config: ParseArgsConfig): void {
+  const script = process.env.npm_lifecycle_event;
+  if (script === undefined) return;
+  const args = config.args ?? process.argv.slice(2);
+  const taken = Object.entries(config.options ?? {}).filter(
+    ([name]) =>
+      process.env[`npm_config_${name.replaceAll('-', '_')}`] !== undefined &&
+      !args.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)),
+  );
+  if (taken.length === 0) return;
+  const flags = taken.map(([name]) => `--${name}`);
+  const meant = taken.every(([, option]) => option.type === 'boolean')
+    ? `npm run ${script} -- ${[...args, ...flags].join(' ')}`
+    : `npm run ${script} -- <arguments and options>`;
+  throw new UsageError(
+    `npm took ${flags.join(' ')} as its own setting (options typed before "--" go to npm): run ${meant}`,
+  );
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   encodeWebhookJob,
   type WebhookJobData,
 } from '../../shared/queue/webhook-queue.ts';
-import { cleanEnv, runScript } from '../support/run-script.ts';
+import { cleanEnv, runCommand, runScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
 
@@ -68,6 +68,16 @@ describe('scripts/replay.ts', function () {
       expect(result.stdout).to.equal(
         `5 failed jobs in webhook-events would be moved back to waiting (Redis ${new URL(testStack().redisUrl).host})\n`,
       );
+      expect(await queue.getFailedCount()).to.equal(5);
+    });
+
+    // npm takes every option before `--` as its own setting and hands the script the rest: without
+    // the check, `--dry-run` vanished and the jobs were moved for real.
+    it('refuses an option npm took for itself (typed before `--`) and moves nothing', async () => {
+      const result = await runCommand('npm', ['run', '-s', 'replay', 'failed', '--dry-run'], env);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('--dry-run');
+      expect(result.stderr).to.include('npm run replay -- failed --dry-run');
       expect(await queue.getFailedCount()).to.equal(5);
     });
 
