@@ -4,8 +4,9 @@
  */
 import type Bull from 'bull';
 import { statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listInstances } from '../receiver/spool/instance-folders.ts';
+import { isSpoolEntry, listInstances } from '../receiver/spool/instance-folders.ts';
 import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
 import { queueRedisShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { receiverShape } from '../receiver/receiver-config.ts';
@@ -67,6 +68,14 @@ Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with error
  */
 async function spoolFiles(path: string): Promise<string[]> {
   if (!statSync(path).isDirectory()) return [path];
+  // A folder with entries but none of a spool's (its parent, a copy one level up) is not a drained
+  // spool: "nothing to replay" and exit 0 there let `replay && rm -rf` delete what was never queued.
+  const entries = await readdir(path);
+  if (entries.length > 0 && !entries.some(isSpoolEntry))
+    throw new UsageError(
+      `${path} is no spool folder: it holds no segment-*.ndjson file and no instance-* folder ` +
+        `(name a receiver's SPOOL_DIR, or a copy of it)`,
+    );
   const folders = [path, ...(await listInstances(path)).folders.map((name) => join(path, name))];
   const files: string[] = [];
   for (const folder of folders) {
@@ -153,7 +162,7 @@ async function main(): Promise<number> {
     await untilReady(queue, env.redis);
     if (command === 'spool' && file) {
       const files = await spoolFiles(file);
-      // A drained spool is empty; so is a folder that is none (its parent, a copy one level up).
+      // A drained spool: said, and the run ends well (spoolFiles refused a folder that is none).
       if (files.length === 0)
         process.stderr.write(
           `no spool segments in ${file} (segment-*.ndjson, in it or in its instance-* folders): nothing to replay\n`,

@@ -224,13 +224,29 @@ describe('scripts/replay.ts', function () {
       expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
     });
 
-    // A folder with no segment (the parent of a copied spool, say) looked like a drained spool.
-    it('says so when a directory holds no spool segment, and queues nothing', async () => {
+    // A folder with nothing of a spool in it (the parent of a copied spool, say) looked like a
+    // drained spool and exited 0, and `replay && rm -rf` deleted the events never queued.
+    it('refuses a directory with nothing of a spool in it, and queues nothing', async () => {
       const elsewhere = join(dir, 'not-a-spool');
-      mkdirSync(join(elsewhere, 'copied', 'instance-a'), { recursive: true });
+      mkdirSync(join(elsewhere, 'copied', 'instance-0123456789ab'), { recursive: true });
+      writeFileSync(
+        join(elsewhere, 'copied', 'instance-0123456789ab', 'segment-000000000001.ndjson'),
+        `${JSON.stringify(job(40))}\n`,
+      );
       const result = await runScript('scripts/replay.ts', ['spool', elsewhere], env);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(`${elsewhere} is no spool folder`);
+      expect(result.stdout).to.equal('');
+      const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
+      expect(ids).not.to.include(job(40).dedupeKey);
+    });
+
+    it('says so when a spool holds no segment (drained), and queues nothing', async () => {
+      const drained = join(dir, 'drained');
+      mkdirSync(join(drained, 'instance-0123456789ab'), { recursive: true });
+      const result = await runScript('scripts/replay.ts', ['spool', drained], env);
       expect(result.code).to.equal(0);
-      expect(result.stderr).to.include(`no spool segments in ${elsewhere}`);
+      expect(result.stderr).to.include(`no spool segments in ${drained}`);
       expect(result.stdout).to.include('(0 files) into webhook-events: 0 queued');
     });
 
