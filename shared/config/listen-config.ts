@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 
 /** Where a listener binds when nothing is configured: this machine only. */
@@ -31,8 +32,20 @@ export const listenHost = z
  * public interface is not reachable from outside until an operator decides it should be
  * (docs/operations.md#before-exposing-a-port). HOST sets both; a per-service variable wins.
  */
-export const receiverListenShape = { HOST: listenHost.optional(), RECEIVER_HOST: listenHost.optional() };
-export const trayListenShape = { HOST: listenHost.optional(), TRAY_HOST: listenHost.optional() };
+/**
+ * HOST is also a shell's: tcsh puts HOST=<this machine's name> in every command's environment, and
+ * the services listened on the interface the name resolves to (often a public one) with nobody
+ * having chosen it. This machine's name is taken in a service's own variable only.
+ */
+const sharedListenHost = listenHost.refine((value) => value.toLowerCase() !== hostname().toLowerCase(), {
+  error: (issue) =>
+    `this machine's name ("${String(issue.input)}"), which some shells (tcsh) set in every command's environment; give an address (127.0.0.1, 0.0.0.0, :: or an interface's), or the name in RECEIVER_HOST or TRAY_HOST`,
+});
+export const receiverListenShape = {
+  HOST: sharedListenHost.optional(),
+  RECEIVER_HOST: listenHost.optional(),
+};
+export const trayListenShape = { HOST: sharedListenHost.optional(), TRAY_HOST: listenHost.optional() };
 
 /** The address one service binds: its own variable, else HOST, else loopback. */
 export function listenHostOf(config: { HOST?: string | undefined }, own: string | undefined): string {

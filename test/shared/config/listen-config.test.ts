@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { hostname } from 'node:os';
 import { listenHostOf, listenHostVariable } from '../../../shared/config/listen-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 import { loadReceiverConfig } from '../../../receiver/receiver-config.ts';
@@ -24,6 +25,16 @@ describe('listen addresses (HOST, RECEIVER_HOST, TRAY_HOST)', () => {
     expect(listenHostVariable(receiver({ HOST: '10.1.2.3' }), 'RECEIVER_HOST', undefined)).to.equal('HOST');
     const both = loadTrayConfig({ HOST: '0.0.0.0', TRAY_HOST: '10.1.2.3' });
     expect(listenHostVariable(both, 'TRAY_HOST', both.TRAY_HOST)).to.equal('TRAY_HOST');
+  });
+  // tcsh puts HOST=<this machine's name> in every command's environment: the services listened on
+  // the interface the name resolves to (often a public one) with nobody having chosen it.
+  it('refuse HOST naming this machine, as some shells set it, and take the name in a service’s own', () => {
+    for (const name of [hostname(), hostname().toUpperCase()]) {
+      expect(() => loadTrayConfig({ HOST: name })).to.throw("HOST: this machine's name");
+      expect(() => receiver({ HOST: name })).to.throw("HOST: this machine's name");
+    }
+    expect(loadTrayConfig({ TRAY_HOST: hostname() }).TRAY_HOST).to.equal(hostname());
+    expect(receiver({ RECEIVER_HOST: hostname() }).RECEIVER_HOST).to.equal(hostname());
   });
   it('accept IPv6 literals and host names', () => {
     expect(loadTrayConfig({ HOST: '::' }).HOST).to.equal('::');
