@@ -29,16 +29,24 @@ export interface SignInRouterDeps {
 }
 
 /**
- * Where a browser may be sent after signing in: a path of the admin listener only. Anything else
- * (another site, `//host`, a backslash some browsers read as a slash) would make the sign-in page
- * an open redirect.
+ * Where a browser may be sent after signing in: a page of the admin listener only (the console, the
+ * queue dashboard). Anything else (another site, `//host`, a backslash some browsers read as a
+ * slash) would make the sign-in page an open redirect; and an API's GET (an export, a tail) would
+ * start from another site's link, which reaches it as a same-origin navigation once the cross-site
+ * page has reloaded itself (reload-cross-site.ts).
  */
 export function safeNext(value: unknown, mountPath: string): string {
   const fallback = `${mountPath}/console`;
-  if (typeof value !== 'string' || value.length > 2_000) return fallback;
-  const inside =
-    value === mountPath || value.startsWith(`${mountPath}/`) || value.startsWith(`${mountPath}?`);
-  return inside && !/[\\\s]|\/\//.test(value) ? value : fallback;
+  if (typeof value !== 'string' || value.length > 2_000 || /[\\\s]|\/\//.test(value)) return fallback;
+  const path = value.split(/[?#]/, 1)[0] ?? '';
+  const queues = `${mountPath}/queues`;
+  const page =
+    path === mountPath ||
+    path === fallback ||
+    path === `${fallback}/` ||
+    ((path === queues || path.startsWith(`${queues}/`)) &&
+      !path.toLowerCase().startsWith(`${queues}/api/`.toLowerCase()));
+  return page ? value : fallback;
 }
 
 /**

@@ -42,6 +42,14 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       expect(res.headers.location).to.equal('/admin/queues');
       await request(app).get('/admin/session').set('Cookie', cookie).expect(200);
     });
+    it('sends a browser that has a session to the console, not to an export `next` names', async () => {
+      const { cookie } = await signIn();
+      const res = await request(app)
+        .get(`/admin/login?next=${encodeURIComponent('/admin/events/export?format=csv')}`)
+        .set('Cookie', cookie)
+        .expect(303);
+      expect(res.headers.location).to.equal('/admin/console');
+    });
   });
 
   // The cookie is SameSite=Strict: a link from another site (a chat message, the wiki) arrives
@@ -242,6 +250,24 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
         '/admin/ x',
       ])
         expect(safeNext(bad, '/admin')).to.equal('/admin/console');
+    });
+    // The page a signed-in browser is sent to from a link: an API's GET there (an export, a tail)
+    // would start from another site's link, the navigation looking same-origin after the reload.
+    it('keeps the admin pages only, not the API a browser could be sent to', () => {
+      expect(safeNext('/admin/queues/queue/webhook-events?status=failed', '/admin')).to.equal(
+        '/admin/queues/queue/webhook-events?status=failed',
+      );
+      expect(safeNext('/admin/console/', '/admin')).to.equal('/admin/console/');
+      for (const api of [
+        '/admin/events/export?format=csv',
+        '/admin/events/tail',
+        '/admin/events?limit=500',
+        '/admin/queues/api/queues',
+        '/admin/Queues/API/queues',
+        '/admin/consoles',
+        '/admin/console/assets/console.js',
+      ])
+        expect(safeNext(api, '/admin'), api).to.equal('/admin/console');
     });
   });
 });
