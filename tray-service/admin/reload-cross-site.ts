@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { readCookie } from './read-cookie.ts';
+import { readCookies } from './read-cookies.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
 
 /**
@@ -25,8 +25,8 @@ const RELOAD_PAGE = `<!doctype html>
 export function reloadCrossSite(req: Request, res: Response, mountPath: string): boolean {
   if (req.method !== 'GET' || req.get('sec-fetch-site') !== 'cross-site') return false;
   const cookies = req.get('cookie');
-  if (readCookie(cookies, ADMIN_SESSION_COOKIE) !== undefined) return false;
-  if (readCookie(cookies, RELOADED_COOKIE) !== undefined) return false;
+  if (readCookies(cookies, ADMIN_SESSION_COOKIE, 1).length > 0) return false;
+  if (readCookies(cookies, RELOADED_COOKIE, 1).length > 0) return false;
   res.cookie(RELOADED_COOKIE, '1', { httpOnly: true, sameSite: 'lax', maxAge: 30_000, path: mountPath });
   res.status(200).type('html').set('Cache-Control', 'no-store').send(RELOAD_PAGE);
   return true;

@@ -6,7 +6,7 @@ import { AppError } from '../../shared/errors/app-error.ts';
 import { verifiedUntil } from '../http/auth/create-token-verifier.ts';
 import type { AdminJwtVerifier } from './admin-jwt-verifier.ts';
 import type { AdminSession, AdminSessions } from './admin-sessions.ts';
-import { readCookie } from './read-cookie.ts';
+import { readCookies } from './read-cookies.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
 
@@ -84,10 +84,12 @@ export async function adminCaller(
   // beside it would otherwise decide. Another scheme (a proxy's Basic in front of the console) is
   // not the admin's, and leaves the cookie to decide.
   if (/^Bearer(?:\s|$)/i.test(req.get('authorization') ?? '')) throw malformedBearer();
-  const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
-  const session =
-    id === undefined ? undefined : await options.sessions.find(id, (options.clock ?? Date.now)());
-  return session ? { via: 'session', principal: session.principal, session } : undefined;
+  // Every value sent: one planted beside the session's (read-cookies.ts) must not hide it.
+  for (const id of readCookies(req.get('cookie'), ADMIN_SESSION_COOKIE)) {
+    const session = await options.sessions.find(id, (options.clock ?? Date.now)());
+    if (session) return { via: 'session', principal: session.principal, session };
+  }
+  return undefined;
 }
 
 /** The admin that requireAdmin admitted; only ever read from `res.locals`. */

@@ -6,7 +6,7 @@ import { nothing } from './api-schema/admin-inputs.ts';
 import { parseQuery } from './parse-query.ts';
 import { verifiedButRefused } from '../http/auth/is-token-guess.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
-import { readCookie } from './read-cookie.ts';
+import { readCookies } from './read-cookies.ts';
 import { reloadCrossSite } from './reload-cross-site.ts';
 import { adminCaller, authenticateAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { ADMIN_SESSION_COOKIE, sessionCookieOptions } from './session-cookie.ts';
@@ -105,8 +105,8 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     }
     try {
       // The browser's earlier session ends: a cookie it no longer holds must not stay valid.
-      const previous = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
-      if (previous !== undefined) await deps.sessions.close(previous);
+      for (const previous of readCookies(req.get('cookie'), ADMIN_SESSION_COOKIE))
+        await deps.sessions.close(previous);
       const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
       res.cookie(ADMIN_SESSION_COOKIE, id, {
         ...sessionCookieOptions(req, mountPath, deps.behindTls),
@@ -134,8 +134,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
       );
       return;
     }
-    const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
-    if (id !== undefined) await deps.sessions.close(id);
+    for (const id of readCookies(req.get('cookie'), ADMIN_SESSION_COOKIE)) await deps.sessions.close(id);
     res.clearCookie(ADMIN_SESSION_COOKIE, sessionCookieOptions(req, mountPath, deps.behindTls));
     res.redirect(303, `${mountPath}/login`);
   });

@@ -234,6 +234,34 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
     });
   });
 
+  // Any page of the same host (another port: cookies keep no port apart) or a sibling subdomain
+  // can set a cookie of the same name on a longer path, which browsers send first. Only the first
+  // value was read: the console looked signed out, and signing out closed the planted value while
+  // the real session stayed valid until its end.
+  describe('a second admin_session cookie planted beside the session’s', () => {
+    const shadowed = (cookie: string) => `admin_session=planted-value; ${cookie}`;
+    it('the session still reads data', async () => {
+      const { cookie } = await signIn();
+      await request(app).get('/admin/session').set('Cookie', shadowed(cookie)).expect(200);
+      await request(app).get('/admin/events').set('Cookie', shadowed(cookie)).expect(200);
+    });
+    it('signing out ends the session too', async () => {
+      const { cookie } = await signIn();
+      await request(app).post('/admin/logout').set('Cookie', shadowed(cookie)).expect(303);
+      await request(app).get('/admin/session').set('Cookie', cookie).expect(401);
+    });
+    it('signing in again ends the earlier session too', async () => {
+      const { cookie } = await signIn();
+      await request(app)
+        .post('/admin/login')
+        .type('form')
+        .set('Cookie', shadowed(cookie))
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      await request(app).get('/admin/session').set('Cookie', cookie).expect(401);
+    });
+  });
+
   describe('safeNext', () => {
     it('keeps paths of the admin mount and replaces everything else with the console', () => {
       expect(safeNext('/admin/queues', '/admin')).to.equal('/admin/queues');
