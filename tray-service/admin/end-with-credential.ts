@@ -25,10 +25,9 @@ export function endWithCredential(
   end: () => void,
 ): () => void {
   const expiresAt = callerExpiresAt(caller);
-  const expiry =
-    expiresAt === undefined
-      ? undefined
-      : setTimeout(end, Math.min(Math.max(0, expiresAt - watch.clock()), MAX_TIMER_MS));
+  const left = expiresAt === undefined ? undefined : Math.max(0, expiresAt - watch.clock());
+  // Capped at the longest delay, the timer ended a response whose credential had days left.
+  const expiry = left === undefined || left > MAX_TIMER_MS ? undefined : setTimeout(end, left);
   expiry?.unref();
   const checks = setInterval(() => {
     void watch.stillAdmin(req).then((admin) => {
