@@ -57,6 +57,19 @@ const MAX_BATCH_SIZE = 10_000;
 /** How far ahead of this machine's clock a list's time may be: another machine's clock. */
 const CLOCK_ALLOWANCE_MS = 5 * 60_000;
 
+/**
+ * A join after the list was taken (less another machine's clock) is a mistake in the file: epoch
+ * microseconds, or local times read as UTC from a zone ahead of it. Stored, it reopened a
+ * membership left after the list.
+ */
+function joinedByAsOf(row: MemberRow, asOf: number): LineResult {
+  if (row.joinedAt === undefined || row.joinedAt <= asOf + CLOCK_ALLOWANCE_MS) return { ok: true, row };
+  return {
+    ok: false,
+    reason: `joinedAt: after the list was taken (${new Date(asOf).toISOString()}); a time without an offset is UTC, an epoch number milliseconds`,
+  };
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(
     {
@@ -174,7 +187,8 @@ async function main(): Promise<number> {
         continue;
       }
       totals.lines += 1;
-      const result: LineResult = columns ? parseCsvLine(line, columns) : parseNdjsonLine(line);
+      const parsed: LineResult = columns ? parseCsvLine(line, columns) : parseNdjsonLine(line);
+      const result = parsed.ok ? joinedByAsOf(parsed.row, asOf) : parsed;
       if (!result.ok) {
         totals.invalid += 1;
         // Printed after the bar, which owns the terminal line while it runs.

@@ -169,6 +169,41 @@ describe('scripts/import-members.ts', function () {
     });
   });
 
+  // A join after the list was taken is a mistake in the file (epoch microseconds, local times read
+  // as UTC from a zone ahead of it): stored, it reopened a membership left after the list.
+  describe('with a join time after the list was taken', () => {
+    it('counts the line invalid, naming the as-of time, and changes nothing', async () => {
+      const asOf = Date.parse('2026-11-20T00:00:00Z');
+      await members().insertOne({
+        _id: membershipId('n-late', 'left'),
+        communityId: 'n-late',
+        userId: 'left',
+        active: false,
+        since: 1,
+        updatedAt: asOf + 60 * 60_000,
+      });
+      const file = join(dir, 'late-joins.ndjson');
+      writeFileSync(
+        file,
+        [
+          '{"communityId":"n-late","userId":"left","joinedAt":"2026-11-20T03:00:00"}',
+          `{"communityId":"n-late","userId":"micro","joinedAt":${asOf * 1000}}`,
+          '{"communityId":"n-late","userId":"skewed","joinedAt":"2026-11-20T00:04:00Z"}',
+        ].join('\n'),
+      );
+      const result = await run([file, '--as-of', '2026-11-20T00:00:00Z']);
+      expect(result.code).to.equal(3);
+      expect(result.stdout).to.include('3 lines, 1 inserted, 0 updated, 0 unchanged, 2 invalid');
+      for (const line of [1, 2])
+        expect(result.stderr).to.include(
+          `${file}:${line}: joinedAt: after the list was taken (2026-11-20T00:00:00.000Z)`,
+        );
+      const left = await members().findOne({ _id: membershipId('n-late', 'left') });
+      expect(left).to.include({ active: false, updatedAt: asOf + 60 * 60_000 });
+      expect(await members().countDocuments({ communityId: 'n-late', userId: 'micro' })).to.equal(0);
+    });
+  });
+
   // Every line is in the summary: a member listed twice is one membership, the second line unchanged.
   const duplicatesFile = () => {
     const file = join(dir, 'duplicates.csv');
