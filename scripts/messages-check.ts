@@ -1,16 +1,14 @@
 /**
  * `npm run messages:check`: lints the shipped catalogues plus TRAY_MESSAGES_DIR with exactly the
  * checks the tray service runs at start-up. Every problem is one line,
- * `file: key: problem`; exit 1 if there is any. Messages a locale lacks (it shows the default
+ * `file: key: problem`; exit 1 if there is any (2 for a bad argument or variable). Messages a locale lacks (it shows the default
  * locale's text) are listed as notes and do not fail the check.
  */
-import { loadOrExit } from '../shared/config/load-or-exit.ts';
-import { parseEnv } from '../shared/config/parse-env.ts';
 import { trayMessagesShape } from '../shared/config/tray-messages-config.ts';
 import { formatProblem } from '../shared/errors/catalogue-error.ts';
 import { loadCatalogues } from '../tray-service/messages/load-catalogues.ts';
 import { DELETED_USER_KEY, messageKeys } from '../tray-service/messages/message-keys.ts';
-import { parseCli, runCli } from './lib/cli.ts';
+import { parseCli, runCli, scriptEnv } from './lib/cli.ts';
 
 const usage = `Usage: npm run messages:check
 
@@ -18,13 +16,13 @@ Checks the shipped message catalogues and those of TRAY_MESSAGES_DIR with the tr
 start-up checks, for DEFAULT_LOCALE (default en). Prints one line per problem (file: key: problem)
 and notes for messages a locale lacks. It takes no arguments.
 
-Exit code: 0 no problem, 1 problems or a bad variable, 2 bad arguments.`;
+Exit code: 0 no problem, 1 problems, 2 bad arguments or a bad variable.`;
 
 async function main(): Promise<number> {
   // No options: anything given is a mistake (a path meant for TRAY_MESSAGES_DIR, say), refused
   // rather than ignored while the check runs on something else.
   parseCli({ args: process.argv.slice(2), options: {}, strict: true, allowPositionals: false }, usage);
-  const config = loadOrExit(() => parseEnv(trayMessagesShape, process.env));
+  const config = scriptEnv(trayMessagesShape);
   const { messages, problems, fallbacks } = loadCatalogues({
     defaultLocale: config.DEFAULT_LOCALE,
     overrideDir: config.TRAY_MESSAGES_DIR,

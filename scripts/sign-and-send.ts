@@ -19,7 +19,7 @@ import { stackAddresses } from './lib/stack-addresses.ts';
 
 const usage = `usage: sign-and-send <file.json> [--url URL] [--secret SECRET] [--scheme platform|standard-webhooks]
   [--header NAME] [--id ID] [--timestamp SECONDS] [--timeout SECONDS]
-  --timeout: seconds to wait for the receiver's answer (default 10; receivers answer within 1.5 s)
+  --timeout: seconds to wait for the receiver's answer (default 10, at most 3600; receivers answer within 1.5 s)
   SECRET: or WEBHOOK_SECRET=... in the environment; default: the secret \`npm start\` made (platform scheme only)
   --scheme platform (default): Base64 HMAC-SHA256 of the body in --header (default ${defaultSignatureHeader})
   --scheme standard-webhooks: webhook-id (--id, default a new msg_ id), webhook-timestamp (--timestamp,
@@ -61,7 +61,9 @@ async function main(): Promise<number> {
   const url = values.url ?? stackAddresses().webhooks;
   checkUrl(url);
   const timeoutSeconds = /^\d+$/.test(values.timeout) ? Number(values.timeout) : 0;
-  if (timeoutSeconds < 1) throw new UsageError('--timeout: expected a whole number of seconds, at least 1');
+  // An hour is plenty for an answer due in 1.5 s; past setTimeout's longest delay it gave up at once.
+  if (timeoutSeconds < 1 || timeoutSeconds > 3600)
+    throw new UsageError('--timeout: expected a whole number of seconds from 1 to 3600');
   let body: Buffer;
   try {
     body = readFileSync(file);

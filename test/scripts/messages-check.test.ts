@@ -70,13 +70,14 @@ describe('npm run messages:check (scripts/messages-check.ts)', () => {
   });
 
   describe('with an invalid DEFAULT_LOCALE', () => {
-    it('exits 1 naming the variable', async () => {
+    // As every operator script: 2 is a bad argument or variable, 1 problems in the catalogues.
+    it('exits 2 naming the variable', async () => {
       const result = await runScript(
         'scripts/messages-check.ts',
         [],
         cleanEnv({ DEFAULT_LOCALE: 'no locale' }),
       );
-      expect(result.code).to.equal(1);
+      expect(result.code).to.equal(2);
       expect(result.stderr).to.include('DEFAULT_LOCALE: expected a BCP 47 locale');
     });
   });
