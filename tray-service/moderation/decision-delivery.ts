@@ -201,7 +201,9 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
   };
   /** Set by close(): bull's set-up that close cut short is no failure. */
   let closed = false;
-  const processing = deps.queue.process(deps.concurrency ?? 2, async (job) => {
+  /** Deliveries in flight, parked ones included: the shutdown cuts the queue after the others. */
+  let running = 0;
+  const deliver = async (job: Bull.Job<DecisionJobData>) => {
     const doc = await fromStorage(() => deps.decisions.get(job.data.decisionId));
     if (!doc || doc.delivery === 'delivered') return;
     const body = JSON.stringify(toDecisionView(doc));
@@ -225,6 +227,14 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     await fromStorage(() => deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock())).catch(
       (error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)),
     );
+  };
+  const processing = deps.queue.process(deps.concurrency ?? 2, async (job) => {
+    running += 1;
+    try {
+      await deliver(job);
+    } finally {
+      running -= 1;
+    }
   });
   watchProcessing(processing, {
     name: 'decision',
@@ -270,7 +280,7 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     },
     close: async () => {
       closed = true;
-      await closeQueueAtGate(gate, deps.queue);
+      await closeQueueAtGate(gate, deps.queue, () => running);
       stopLoggingQueueErrors();
     },
   };

@@ -1,4 +1,5 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { withTimeout } from '../../shared/time/with-timeout.ts';
 
 /**
@@ -45,6 +46,8 @@ export interface StorageGate {
    * stops waiting for them.
    */
   readonly parkedAfterStop: Promise<void>;
+  /** How many jobs have parked after stop() (they never return): the shutdown waits for the rest. */
+  readonly parked: number;
   /**
    * Shutdown: no more probes. During an outage, jobs waiting at the gate stay where they are (active,
    * then stalled); with the storage answering, jobs still pass.
@@ -75,6 +78,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   let probing: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const parked = Promise.withResolvers<undefined>();
+  let parkedJobs = 0;
   /** The jobs' waits running now, ended by stop(): a set, not a race on one promise pending till stop. */
   const waits = new Set<() => void>();
   /** A job's wait of `waitMs`, over at once when stop() comes (or came). */
@@ -90,7 +94,11 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
       waits.add(end);
     });
   /** Where a job waits after stop(): nothing will let it on (the process is going away). */
-  const parkForGood = () => new Promise<void>(() => undefined);
+  const parkForGood = () => {
+    parkedJobs += 1;
+    parked.resolve(undefined);
+    return new Promise<void>(() => undefined);
+  };
 
   const answers = (): Promise<boolean> => {
     probing ??= withTimeout(options.ping(), probeTimeoutMs, 'storage ping').then(
@@ -160,7 +168,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     // Parks a job only during an outage: after stop() with the storage answering, bull still hands
     // out the jobs its waiting fetches bring, and queue.close() waits for them, so they must run.
     whenOpen(probingRefusal = false) {
-      if (stopped && outage) return new Promise<void>(() => undefined);
+      if (stopped && outage) return parkForGood();
       // A job probing a refusal passes: nothing else tells when writes pass again.
       if (!outage || (probingRefusal && outage.refusal)) return Promise.resolve();
       return outage.opened.then(() => undefined);
@@ -179,7 +187,6 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     async busy(waitMs) {
       await waitUnlessStopped(waitMs);
       if (!stopped) return;
-      parked.resolve(undefined);
       return parkForGood();
     },
     leftRefusal() {
@@ -187,6 +194,9 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     },
     get isOpen() {
       return outage === undefined;
+    },
+    get parked() {
+      return parkedJobs;
     },
     parkedAfterStop: parked.promise,
     stop() {
@@ -202,17 +212,27 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
  * wait for the storage. Those stay active and are taken again as stalled jobs, which costs no
  * attempt (WEBHOOK_MAX_STALLED_COUNT stalls at most); so do jobs that meet an outage while it
  * waits (the database stopped with the rest of a stack) or wait out a storage that says "not now",
- * which would otherwise hold the close until the shutdown's deadline.
+ * which would otherwise hold the close until the shutdown's deadline. `running`: the jobs in flight
+ * (parked ones included, as they never end); the queue is cut only once all the others are done.
  */
 export async function closeQueueAtGate(
   gate: StorageGate,
   queue: { close(doNotWaitJobs?: boolean): Promise<void>; disconnect(): Promise<void> },
+  running: () => number,
 ): Promise<void> {
   const waiting = !gate.isOpen;
   gate.stop();
   await Promise.race([
     queue.close(waiting),
-    // Its connections go (createBullQueue's disconnect): the parked jobs' locks lapse.
-    gate.parkedAfterStop.then(() => queue.disconnect()),
+    gate.parkedAfterStop.then(async () => {
+      // A job still running beside the parked ones would lose the connection it reports its end
+      // on, and run again after the restart.
+      while (running() > gate.parked) await sleep(RUNNING_POLL_MS);
+      // Its connections go (createBullQueue's disconnect): the parked jobs' locks lapse.
+      await queue.disconnect();
+    }),
   ]);
 }
+
+/** How often a shutdown with parked jobs looks whether the others are done. */
+const RUNNING_POLL_MS = 20;

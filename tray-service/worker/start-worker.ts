@@ -287,8 +287,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   /** Set by close(): what fails after it met the connections and storage the shutdown closed. */
   let closed = false;
+  /** Jobs in flight, parked ones included: the shutdown cuts the queue after the others. */
+  let running = 0;
   const processing = deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const timer = { ms: 0 };
+    running += 1;
     try {
       // The attempt, as bull numbers it: the same for its runs here and for its run again after a
       // stall (which spends no attempt), so a run after a lost answer finds its own applied mark.
@@ -323,6 +326,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       }
       throw error;
     } finally {
+      running -= 1;
       // A job the worker closed on before it ran (held at the gate) is not observed.
       if (timer.ms > 0) metrics.duration.observe(timer.ms / 1000);
     }
@@ -408,7 +412,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       bans.redis.off('ready', onReconnected);
       watch.stop();
       republisher.close();
-      await closeQueueAtGate(gate, deps.queue);
+      await closeQueueAtGate(gate, deps.queue, () => running);
       deps.queue.off('failed', onFailed);
       deps.queue.off('stalled', onStalled);
       stopLoggingQueueErrors();

@@ -496,6 +496,77 @@ describe('tray worker closing while a job waits out a database that says "not no
   });
 });
 
+// The same shutdown with a healthy job running beside the parked one: the parked job's wait ended
+// the close by disconnecting the queue at once, and the healthy job, its store done a moment
+// later, could not say it completed: it ran again after the restart.
+describe('tray worker closing while one job waits out "not now" and another is still running', () => {
+  const prefix = useQueuePrefix();
+  const suite = useTrayStorage('postgres');
+  const shared = usePostgres();
+  const busyKey = jobDataOf(commentEvent({ commentId: 'cm-parked-beside' })).dedupeKey;
+  const slowKey = jobDataOf(commentEvent({ commentId: 'cm-healthy-beside' })).dedupeKey;
+  let worker: RunningWorker | undefined;
+  let queue: BullQueue<WebhookJobData> | undefined;
+  let slowStores = 0;
+  let busyStores = 0;
+  // The worker's close closes the queue it was given.
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+  });
+
+  it('waits for the running job to complete, then leaves the parked one active', async function () {
+    this.timeout(30_000);
+    const client = new pg.Client({ connectionString: shared.url });
+    await client.connect();
+    const failure = await statementTimeout(client).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    await client.end();
+    expect((failure as { code?: string } | undefined)?.code).to.equal('57014');
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const { storage } = suite;
+    const events = withMethod(storage.events, 'store', (store) => async (...args) => {
+      if (args[0].key === busyKey) {
+        busyStores += 1;
+        throw failure!;
+      }
+      if (args[0].key === slowKey) {
+        slowStores += 1;
+        await sleep(1_500);
+      }
+      return store(...args);
+    });
+    worker = await quietWorker(
+      queue,
+      { ...storage, events, ping: () => storage.ping() },
+      { storageBusyFirstWaitMs: 10_000, concurrency: 4 },
+    );
+    const busy = await queue.add(jobDataOf(commentEvent({ commentId: 'cm-parked-beside' })), {
+      ...webhookJobOptions,
+      attempts: 3,
+    });
+    const slow = await queue.add(jobDataOf(commentEvent({ commentId: 'cm-healthy-beside' })), {
+      ...webhookJobOptions,
+      attempts: 3,
+    });
+    await waitFor(() => busyStores === 1 && slowStores === 1, 10_000, 'both jobs’ first runs');
+    const started = performance.now();
+    await worker.close();
+    worker = undefined;
+    expect(performance.now() - started).to.be.below(5_000);
+    const probe = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    try {
+      expect(await (await probe.getJob(slow.id))?.getState()).to.equal('completed');
+    } finally {
+      await probe.close();
+    }
+    await expectLeftActive(prefix, busy.id);
+    expect(busyStores).to.equal(1);
+  });
+});
+
 // The job duration histogram is the time spent applying the job: a worker waiting out a busy
 // database between runs (or an outage at the gate) is not slow, and a minute-long observation per
 // held job would put every processing alert off for long after the database is back.
