@@ -12,7 +12,17 @@ export interface PostgresOptions {
    * ping's, so a hung server does not pile pings up); by default they wait.
    */
   answerWithinMs?: number;
+  /** IDLE_IN_TRANSACTION_MS, unless a test needs it shorter. */
+  idleInTransactionMs?: number;
 }
+
+/**
+ * How long a session may sit idle inside its transaction before the server ends it. The tray's
+ * transactions send their statements back to back; one idle for a minute is a client that is gone
+ * (its host frozen, the network cut without a FIN, which the server's keepalive notices only after
+ * hours), and the locks it holds would fail every writer behind them until then.
+ */
+export const IDLE_IN_TRANSACTION_MS = 60_000;
 
 /** The session settings every connection of the tray's pools starts with (see below). */
 export const POSTGRES_SESSION_OPTIONS = '-c jit=off';
@@ -51,6 +61,7 @@ export function connectPostgres(url: string, options: PostgresOptions): pg.Pool 
     connectionString: url,
     max: options.poolSize,
     statement_timeout: options.statementTimeoutMs,
+    idle_in_transaction_session_timeout: options.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS,
     application_name: options.applicationName,
     options: POSTGRES_SESSION_OPTIONS,
     keepAlive: true,

@@ -44,6 +44,55 @@ describe('connectPostgres', () => {
   // A query waiting for its answer leaves nothing unacknowledged on the socket, so when the server
   // vanishes (host down, network cut) no TCP timer runs and the query waits for ever. Keepalive
   // probes end it; a server that is only slow or stopped still answers them from its kernel.
+  // A client that vanished between two statements of a transaction (its host frozen, the network
+  // cut without a FIN) left the session idle in its transaction, its locks held, until the
+  // server's own keepalive gave up: hours, every writer behind those locks failing meanwhile.
+  it('has the server end a session left idle inside its transaction, freeing its locks', async function () {
+    this.timeout(20_000);
+    const pool = connectPostgres(postgres.url, {
+      poolSize: 2,
+      statementTimeoutMs: 10_000,
+      applicationName: 'tests',
+      idleInTransactionMs: 500,
+    });
+    pool.on('error', () => undefined);
+    const other = connectPostgres(postgres.url, {
+      poolSize: 1,
+      statementTimeoutMs: 10_000,
+      applicationName: 'tests',
+    });
+    try {
+      const client = await pool.connect();
+      client.on('error', () => undefined);
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(424242)');
+      const taken = async () =>
+        (await other.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(424242) AS ok')).rows[0]?.ok;
+      expect(await taken()).to.equal(false);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await taken()).to.equal(true);
+      client.release(true);
+    } finally {
+      await Promise.all([pool.end(), other.end()]);
+    }
+  });
+
+  it('sets a minute for it by default', async () => {
+    const pool = connectPostgres(postgres.url, {
+      poolSize: 1,
+      statementTimeoutMs: 10_000,
+      applicationName: 'tests',
+    });
+    try {
+      const { rows } = await pool.query<{ timeout: string }>(
+        "SELECT current_setting('idle_in_transaction_session_timeout') AS timeout",
+      );
+      expect(rows[0]?.timeout).to.equal('1min');
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('probes its connections with TCP keepalive after 10 s idle, not the system default of hours', async () => {
     const pool = connectPostgres(postgres.url, {
       poolSize: 1,
