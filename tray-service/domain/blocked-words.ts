@@ -117,7 +117,14 @@ const composesBackwards = /^[\p{M}\u1160-\u11FF\uD7B0-\uD7FF]/u;
 /** Pieces folded as one at most this long: a composition spans a few characters. */
 const MAX_COMPOSED = 16;
 
-function foldWithSpans(nfc: string): FoldedText {
+/**
+ * The Hangul fillers: default-ignorable, and dropped inside a word (`spa\u3164m` is `spam`), yet
+ * most fonts draw them as a blank. Exact mode also reads them as spaces: `buy\u3164spam\u3164now`
+ * shows `spam` standing alone.
+ */
+const hangulFiller = /[\u115F\u1160\u3164\uFFA0]/u;
+
+function foldWithSpans(nfc: string, fillersAsSpaces = false): FoldedText {
   if (ascii.test(nfc)) return { folded: nfc.toLowerCase() };
   /** The folds, one per piece or per pieces folded together; joined once at the end. */
   const parts: string[] = [];
@@ -128,7 +135,7 @@ function foldWithSpans(nfc: string): FoldedText {
   /** The last piece(s) with a visible fold: their text, where they start, their first unit. */
   let previous: { text: string; start: number; unit: number } | undefined;
   for (const match of nfc.matchAll(piece)) {
-    let part = foldPiece(match[0]);
+    let part = fillersAsSpaces && hangulFiller.test(match[0][0] ?? '') ? ' ' : foldPiece(match[0]);
     if (part === '') continue;
     let start = match.index;
     // Folded piece by piece, a character that composes with the one before it would stay apart
@@ -227,12 +234,22 @@ export function compileBlockedWordMatcher(
   return (text) => {
     if (patterns.length === 0) return [];
     const found = new Map<string, BlockedWordMatch>();
-    const { folded, starts, ends, symbolsBlanked } = foldWithSpans(text.normalize('NFC'));
+    const nfc = text.normalize('NFC');
+    const fold = foldWithSpans(nfc);
+    /** The folds exact mode searches too (symbols blanked, fillers as spaces), each with its spans. */
+    const exactFolds: { searched: string; starts?: number[]; ends?: number[] }[] = [];
+    if (fold.symbolsBlanked !== undefined) exactFolds.push({ ...fold, searched: fold.symbolsBlanked });
+    if (patterns.some((p) => p.exact) && hangulFiller.test(nfc)) {
+      const spaced = foldWithSpans(nfc, true);
+      exactFolds.push({ ...spaced, searched: spaced.folded });
+      if (spaced.symbolsBlanked !== undefined)
+        exactFolds.push({ ...spaced, searched: spaced.symbolsBlanked });
+    }
     for (const { pattern, exact, listed } of patterns) {
       // Letters written as symbols (`Ⓢⓟⓐⓜ`) are found in the fold, a word beside a symbol that
       // folds to letters (`scam™`) with that symbol blanked: each hit once.
-      const texts = exact && symbolsBlanked !== undefined ? [folded, symbolsBlanked] : [folded];
-      for (const searched of texts) {
+      const texts = [{ ...fold, searched: fold.folded }, ...(exact ? exactFolds : [])];
+      for (const { searched, starts, ends } of texts) {
         pattern.lastIndex = 0;
         for (let match = pattern.exec(searched); match !== null; match = pattern.exec(searched)) {
           // Words overlapping this one are matches too ("ab" and "bc" in "abc"): the search goes

@@ -259,6 +259,18 @@ describe('blocked words', () => {
       expect(parseBlockedWord('\u034f\u3164', 'exact')).to.equal(undefined);
     });
 
+    // Most fonts draw the Hangul fillers as a blank: dropped, the ones a sender put for spaces
+    // joined the words around a listed one, which exact mode then never found standing alone.
+    it('reads Hangul fillers between words as spaces in exact mode', () => {
+      for (const filler of ['\u3164', '\uffa0', '\u115f', '\u1160'])
+        expect(
+          compileBlockedWordMatcher(parseBlockedWords(['=spam'], 'exact'))(`buy${filler}spam${filler}now`),
+          JSON.stringify(filler),
+        ).to.deep.equal([{ word: 'spam', start: 4, end: 8 }]);
+      expect(find(['spam'], 'buy\u3164spamnow', 'exact')).to.deep.equal([]);
+      expect(find(['spam'], 'buy\u3164spamnow', 'contains')).to.deep.equal(['spam']);
+    });
+
     it('lists a word once whatever its case: STRASSE and straße are one word', () => {
       expect(parseBlockedWords(['straße', 'STRASSE'], 'exact')).to.have.lengthOf(1);
     });
