@@ -77,6 +77,23 @@ describe('moderation step (worker step d)', () => {
       const [doc] = await decisionsOf(event.key);
       expect(doc?.delivery).to.equal('off');
     });
+
+    // Delivery turned on later, and the event moderated again (a replay): the old decision is
+    // not sent as if it were new.
+    it('keeps them `off` once delivery is turned on, and queues none of them', async () => {
+      const event = spamPost();
+      await createModerationStep({ rules: [rule], decisions: suite.storage.decisions, logger })(event);
+      const before = await queue.getJobCounts();
+      await createModerationStep({
+        rules: [rule],
+        decisions: suite.storage.decisions,
+        enqueue: createDecisionEnqueuer(queue, { attempts: 3, backoffMs: 10 }),
+        logger,
+      })(event);
+      const [doc] = await decisionsOf(event.key);
+      expect(doc?.delivery).to.equal('off');
+      expect(await queue.getJobCounts()).to.deep.equal(before);
+    });
   });
 
   describe('with a rule that throws', () => {
