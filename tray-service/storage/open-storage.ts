@@ -64,6 +64,11 @@ function logMigration(logger: Logger, event: MigrationEvent): void {
   const fields = { ...rest, migration };
   if (kind === 'applying') logger.info(fields, 'schema migration applying');
   else if (kind === 'applied') logger.info(fields, 'schema migration applied');
+  else if (kind === 'retry')
+    logger.warn(
+      fields,
+      'schema migration rolled back by the server for another session (a deadlock); trying again',
+    );
   else
     logger.warn(
       fields,

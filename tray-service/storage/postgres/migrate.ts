@@ -37,11 +37,19 @@ const UNDEFINED_TABLE = '42P01';
 /** SQLSTATE lock_not_available: a statement waited out lock_timeout. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
+/**
+ * SQLSTATEs deadlock_detected and serialization_failure: the server rolled the migration back for
+ * another session's sake (a data migration's rows meeting the previous version's writes during a
+ * rolling upgrade). Nothing of the migration's stays, so it runs again.
+ */
+const ROLLED_BACK_FOR_OTHERS = new Set(['40P01', '40001']);
+
 /** What a migration run tells its caller as it goes (start-up logs it). */
 export type MigrationEvent =
   | { kind: 'applying'; version: number; name: string }
   | { kind: 'applied'; version: number; name: string; ms: number }
-  | { kind: 'lock-wait'; version: number; name: string; attempt: number; retryInMs: number };
+  | { kind: 'lock-wait'; version: number; name: string; attempt: number; retryInMs: number }
+  | { kind: 'retry'; version: number; name: string; attempt: number; retryInMs: number; reason: string };
 
 export interface MigrateOptions {
   /**
@@ -147,8 +155,20 @@ export async function migrate(
           }
           break;
         } catch (error) {
-          if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
-            tell({ kind: 'lock-wait', version, name, attempt, retryInMs: pauseMs });
+          const code = (error as { code?: unknown }).code;
+          if (code === LOCK_NOT_AVAILABLE || (typeof code === 'string' && ROLLED_BACK_FOR_OTHERS.has(code))) {
+            tell(
+              code === LOCK_NOT_AVAILABLE
+                ? { kind: 'lock-wait', version, name, attempt, retryInMs: pauseMs }
+                : {
+                    kind: 'retry',
+                    version,
+                    name,
+                    attempt,
+                    retryInMs: pauseMs,
+                    reason: (error as Error).message,
+                  },
+            );
             await setTimeout(pauseMs);
             pauseMs = Math.min(pauseMs * 2, MAX_RETRY_PAUSE_MS);
             continue;

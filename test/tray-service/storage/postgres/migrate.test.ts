@@ -179,6 +179,54 @@ describe('storage/postgres migrate', () => {
     }
   });
 
+  // A data migration's rows meet the previous version's writes (a rolling upgrade): when the
+  // server picks the migration as a deadlock's victim, the whole scan was rolled back and start-up
+  // failed, to meet the same writes again on the next start.
+  it('runs a migration a deadlock rolled back again, and applies it once', async function () {
+    this.timeout(20_000);
+    const dir = migrationsDir({
+      '0001_scan.sql': 'UPDATE first_rows SET n = n + 1; UPDATE second_rows SET n = n + 1;',
+    });
+    await pg.pool.query('CREATE TABLE first_rows (n integer); INSERT INTO first_rows VALUES (0)');
+    await pg.pool.query('CREATE TABLE second_rows (n integer); INSERT INTO second_rows VALUES (0)');
+    const writer = await pg.pool.connect();
+    const events: MigrationEvent[] = [];
+    try {
+      // The previous version's transaction: the second table's row first, then the first's.
+      await writer.query('BEGIN');
+      await writer.query('UPDATE second_rows SET n = n + 10');
+      const migrating = migrate(pg.pool, readMigrations(dir), {
+        lockWaitMs: 10_000,
+        retryPauseMs: 50,
+        onEvent: (event) => events.push(event),
+      });
+      await waitFor(
+        async () => {
+          const { rows } = await pg.pool.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+               AND wait_event_type = 'Lock' AND query LIKE 'UPDATE first_rows%'`,
+          );
+          return rows.length > 0;
+        },
+        5_000,
+        'the migration to wait for the second table’s row',
+      );
+      // Waiting after the migration, the writer's own deadlock check comes later: the migration's
+      // finds the cycle and is the victim.
+      await writer.query('UPDATE first_rows SET n = n + 10');
+      await writer.query('COMMIT');
+      expect(await migrating).to.deep.equal([1]);
+      const { rows } = await pg.pool.query(
+        'SELECT (SELECT n FROM first_rows) AS first, (SELECT n FROM second_rows) AS second',
+      );
+      expect(rows).to.deep.equal([{ first: 11, second: 11 }]);
+      expect(events.map((event) => event.kind)).to.deep.equal(['applying', 'retry', 'applied']);
+    } finally {
+      await writer.query('ROLLBACK').catch(() => undefined);
+      writer.release();
+    }
+  });
+
   // The connection may end mid-migration: the server restarts, an administrator ends it, or the
   // pool's keepalive finds the server gone. Start-up must see a failed attempt (and try again),
   // not an uncaught 'error' event ending the process.
