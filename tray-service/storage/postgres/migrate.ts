@@ -73,7 +73,8 @@ const MAX_RETRY_PAUSE_MS = 10_000;
  * For a read-only open (an export with a read-only role, or on a replica), which never migrates:
  * throws SchemaBehindError unless every migration of this version is applied. One that an older
  * version left would read columns or tables that are not there, or rows not yet brought into
- * shape. A newer schema passes: migrations only add.
+ * shape. A newer schema passes: migrations add columns, tables and indexes, and drop only indexes,
+ * defaults and constraints an older version's reads never named.
  */
 export async function requireMigrated(pool: pg.Pool, migrations = readMigrations()): Promise<void> {
   const latest = Math.max(0, ...migrations.map((migration) => migration.version));
