@@ -38,7 +38,12 @@ export interface SignInRouterDeps {
 export function safeNext(value: unknown, mountPath: string): string {
   const fallback = `${mountPath}/console`;
   if (typeof value !== 'string' || value.length > 2_000 || /[\\\s]|\/\//.test(value)) return fallback;
-  const path = value.split(/[?#]/, 1)[0] ?? '';
+  if (!value.startsWith(`${mountPath}/`) && value !== mountPath && !value.startsWith(`${mountPath}?`))
+    return fallback;
+  // As the browser will read it: dot segments (`/admin/queues/../events/export`, also `%2e%2e`)
+  // resolved, which the redirect passes on as written.
+  const url = new URL(value, 'http://admin.invalid');
+  const path = url.pathname;
   const queues = `${mountPath}/queues`;
   const page =
     path === mountPath ||
@@ -46,7 +51,7 @@ export function safeNext(value: unknown, mountPath: string): string {
     path === `${fallback}/` ||
     ((path === queues || path.startsWith(`${queues}/`)) &&
       !path.toLowerCase().startsWith(`${queues}/api/`.toLowerCase()));
-  return page ? value : fallback;
+  return page && url.origin === 'http://admin.invalid' ? `${path}${url.search}` : fallback;
 }
 
 /**

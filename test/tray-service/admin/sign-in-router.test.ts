@@ -294,6 +294,11 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
         '/admin/Queues/API/queues',
         '/admin/consoles',
         '/admin/console/assets/console.js',
+        // Dot segments the browser resolves after the redirect.
+        '/admin/queues/../events/export?format=csv',
+        '/admin/queues/%2e%2e/events/export',
+        '/admin/queues/x/../api/queues',
+        '/admin/console/../events/tail',
       ])
         expect(safeNext(api, '/admin'), api).to.equal('/admin/console');
     });
