@@ -47,7 +47,8 @@ export const KEEPALIVE_IDLE_MS = 10_000;
  * the planner costs some of them far above `jit_above_cost` (a fan-out's mute lookup over a table
  * it expects to be large), and then LLVM compiles the statement on every execution: 180-240 ms
  * for a 6 ms batch upsert, which left the worker unable to keep up with 250 comments a second.
- * An `options` parameter in the URL replaces this one (node-postgres lets the URL win).
+ * An `options` parameter in the URL replaces this one, and the idle timeout with it (node-postgres
+ * lets the URL win).
  */
 export function connectPostgres(url: string, options: PostgresOptions): pg.Pool {
   // Times go to PostgreSQL as UTC. By default node-postgres writes a Date in the process's local
@@ -61,9 +62,10 @@ export function connectPostgres(url: string, options: PostgresOptions): pg.Pool 
     connectionString: url,
     max: options.poolSize,
     statement_timeout: options.statementTimeoutMs,
-    idle_in_transaction_session_timeout: options.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS,
     application_name: options.applicationName,
-    options: POSTGRES_SESSION_OPTIONS,
+    // In `options`, not a startup parameter of its own: PgBouncer refuses one it does not know,
+    // and its operators list `options` among those it ignores already (docs/scaling.md).
+    options: `${POSTGRES_SESSION_OPTIONS} -c idle_in_transaction_session_timeout=${options.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS}`,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     ...(options.answerWithinMs === undefined
