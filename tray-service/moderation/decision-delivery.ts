@@ -1,6 +1,7 @@
 import type Bull from 'bull';
 import { z } from 'zod';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { trackRunningJobs } from '../../shared/queue/running-jobs.ts';
 import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
 import {
   CAPPED_EXPONENTIAL,
@@ -202,8 +203,8 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
   /** Set by close(): bull's set-up that close cut short is no failure. */
   let closed = false;
   /** Deliveries in flight, parked ones included: the shutdown cuts the queue after the others. */
-  let running = 0;
-  const deliver = async (job: Bull.Job<DecisionJobData>) => {
+  const running = trackRunningJobs(deps.queue);
+  const processing = deps.queue.process(deps.concurrency ?? 2, async (job) => {
     const doc = await fromStorage(() => deps.decisions.get(job.data.decisionId));
     if (!doc || doc.delivery === 'delivered') return;
     const body = JSON.stringify(toDecisionView(doc));
@@ -227,14 +228,6 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     await fromStorage(() => deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock())).catch(
       (error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)),
     );
-  };
-  const processing = deps.queue.process(deps.concurrency ?? 2, async (job) => {
-    running += 1;
-    try {
-      await deliver(job);
-    } finally {
-      running -= 1;
-    }
   });
   watchProcessing(processing, {
     name: 'decision',
@@ -280,7 +273,7 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     },
     close: async () => {
       closed = true;
-      await closeQueueAtGate(gate, deps.queue, () => running);
+      await closeQueueAtGate(gate, deps.queue, running);
       stopLoggingQueueErrors();
     },
   };

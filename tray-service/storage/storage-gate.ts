@@ -222,17 +222,21 @@ export async function closeQueueAtGate(
 ): Promise<void> {
   const waiting = !gate.isOpen;
   gate.stop();
+  let closed = false;
   await Promise.race([
-    queue.close(waiting),
+    queue.close(waiting).finally(() => (closed = true)),
     gate.parkedAfterStop.then(async () => {
       // A job still running beside the parked ones would lose the connection it reports its end
-      // on, and run again after the restart.
-      while (running() > gate.parked) await sleep(RUNNING_POLL_MS);
+      // on, and run again after the restart: waited for, a while (one in a statement to a server
+      // that vanished fails only at the keepalive's 20 s, past the shutdown's deadline).
+      const until = performance.now() + RUNNING_WAIT_MS;
+      while (!closed && running() > gate.parked && performance.now() < until) await sleep(RUNNING_POLL_MS);
       // Its connections go (createBullQueue's disconnect): the parked jobs' locks lapse.
-      await queue.disconnect();
+      if (!closed) await queue.disconnect();
     }),
   ]);
 }
 
-/** How often a shutdown with parked jobs looks whether the others are done. */
+/** How long a shutdown with parked jobs waits for the others, and how often it looks. */
+const RUNNING_WAIT_MS = 3_000;
 const RUNNING_POLL_MS = 20;

@@ -29,6 +29,7 @@ import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { closeQueueAtGate, createStorageGate, type StorageGateOptions } from '../storage/storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 import { logQueueErrors } from '../../shared/queue/log-queue-errors.ts';
+import { trackRunningJobs } from '../../shared/queue/running-jobs.ts';
 
 /**
  * Posts of one community in one fan-out at most: the adapter writes every member's record for all
@@ -288,10 +289,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   /** Set by close(): what fails after it met the connections and storage the shutdown closed. */
   let closed = false;
   /** Jobs in flight, parked ones included: the shutdown cuts the queue after the others. */
-  let running = 0;
+  const running = trackRunningJobs(deps.queue);
   const processing = deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const timer = { ms: 0 };
-    running += 1;
     try {
       // The attempt, as bull numbers it: the same for its runs here and for its run again after a
       // stall (which spends no attempt), so a run after a lost answer finds its own applied mark.
@@ -326,7 +326,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       }
       throw error;
     } finally {
-      running -= 1;
       // A job the worker closed on before it ran (held at the gate) is not observed.
       if (timer.ms > 0) metrics.duration.observe(timer.ms / 1000);
     }
@@ -412,7 +411,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       bans.redis.off('ready', onReconnected);
       watch.stop();
       republisher.close();
-      await closeQueueAtGate(gate, deps.queue, () => running);
+      await closeQueueAtGate(gate, deps.queue, running);
       deps.queue.off('failed', onFailed);
       deps.queue.off('stalled', onStalled);
       stopLoggingQueueErrors();
