@@ -1,6 +1,6 @@
 import { SingleBar, Presets } from 'cli-progress';
-import { statSync, type Stats } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, statSync, type Stats } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
 import { envValue, parseEnv } from '../../shared/config/parse-env.ts';
@@ -91,16 +91,20 @@ export function parseCli<const T extends ParseArgsConfig>(
  * `npm run replay failed --dry-run` (no `--`): npm takes every option before `--` as its own
  * setting (npm_config_dry_run) and hands the script the rest, so the dry run moved the jobs for
  * real. An option of the script's that npm took, and that is not among the script's arguments, is
- * refused with the command that was meant, where it can be told (a taken option's value is left
- * among the arguments, indistinguishable from them).
+ * refused with the command that was meant. Only when npm ran this script itself (not a node command
+ * a script of the user's runs, nor npx), and not for a setting of an .npmrc, which npm passes on
+ * the same way.
  */
 function refuseOptionsNpmTook(config: ParseArgsConfig): void {
   const script = process.env.npm_lifecycle_event;
-  if (script === undefined) return;
+  const command = process.env.npm_lifecycle_script ?? '';
+  if (script === undefined || script === 'npx' || !command.includes(basename(process.argv[1] ?? ''))) return;
   const args = config.args ?? process.argv.slice(2);
+  const fromFiles = npmrcKeys();
   const taken = Object.entries(config.options ?? {}).filter(
     ([name]) =>
       process.env[`npm_config_${name.replaceAll('-', '_')}`] !== undefined &&
+      !fromFiles.has(name) &&
       !args.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)),
   );
   if (taken.length === 0) return;
@@ -109,8 +113,33 @@ function refuseOptionsNpmTook(config: ParseArgsConfig): void {
     ? `npm run ${script} -- ${[...args, ...flags].join(' ')}`
     : `npm run ${script} -- <arguments and options>`;
   throw new UsageError(
-    `npm took ${flags.join(' ')} as its own setting (options typed before "--" go to npm): run ${meant}`,
+    `npm took ${flags.join(' ')} as its own setting (options typed before "--" go to npm, ` +
+      `and so does an npm_config_* variable); if you meant the script's, run ${meant}`,
   );
+}
+
+/** The settings the .npmrc files npm read hold (the user's, the global one, the project's). */
+function npmrcKeys(): Set<string> {
+  const files = [
+    process.env.npm_config_userconfig,
+    process.env.npm_config_globalconfig,
+    process.env.npm_config_local_prefix && join(process.env.npm_config_local_prefix, '.npmrc'),
+  ];
+  const keys = new Set<string>();
+  for (const file of files) {
+    if (!file) continue;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split(/\r?\n/)) {
+      const key = /^\s*([^\s;#=][^=]*?)\s*=/.exec(line)?.[1];
+      if (key) keys.add(key);
+    }
+  }
+  return keys;
 }
 
 /**

@@ -356,6 +356,24 @@ describe('scripts/replay.ts', function () {
       expect(result.code).to.equal(2);
       expect(result.stderr).to.equal('cannot read /nonexistent/spool.ndjson: no such file\n');
     });
+    // npm passes its settings from an .npmrc on as npm_config_* too: not options npm took from
+    // the command line, and refusing them refused every correct command.
+    it('takes no setting of an .npmrc for an option npm took', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'npmrc-'));
+      try {
+        writeFileSync(join(dir, '.npmrc'), 'limit=5\n; a comment\nqueue = webhook-events\n');
+        const result = await runCommand(
+          'npm',
+          ['run', '-s', 'replay', '--', 'bogus'],
+          cleanEnv({ REDIS_URL: testStack().redisUrl, npm_config_userconfig: join(dir, '.npmrc') }),
+        );
+        expect(result.code).to.equal(2);
+        expect(result.stderr).to.include('expected a command, "failed" or "spool"');
+        expect(result.stderr).not.to.include('npm took');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
     it('a bad REDIS_URL exits 2 naming the variable', async () => {
       const result = await runScript('scripts/replay.ts', ['failed'], cleanEnv({ REDIS_URL: 'http://x' }));
       expect(result.code).to.equal(2);
