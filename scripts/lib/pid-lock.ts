@@ -18,8 +18,46 @@ function beingWritten(path: string): boolean {
   }
 }
 
+/**
+ * The right to replace a dead holder's lock, made with `wx` like the lock: of two runs finding the
+ * same dead holder, one takes it over. Without it each removed the lock and made its own, and the
+ * later removal took the earlier run's fresh lock away. One older than BEING_WRITTEN_MS was left by
+ * a run killed mid-takeover, and is removed. Returns its release, or undefined when another run
+ * holds it.
+ */
+function takeOverRight(path: string): (() => void) | undefined {
+  const right = `${path}.takeover`;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      closeSync(openSync(right, 'wx', 0o600));
+      return () => rmSync(right, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const age = statSync(right, { throwIfNoEntry: false });
+    if (age && Date.now() - age.mtimeMs < BEING_WRITTEN_MS) return undefined;
+    rmSync(right, { force: true });
+  }
+  return undefined;
+}
+
 /** Blocks for `ms` (the lock is taken synchronously, before anything else runs). */
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** Makes the lock file holding this process's pid; false when it exists. */
+function createLock(path: string): boolean {
+  let fd: number;
+  try {
+    // `wx`: of two processes starting at once, one creates the file and the other sees it.
+    fd = openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  writeSync(fd, `${process.pid}\n`);
+  closeSync(fd);
+  return true;
+}
 
 /**
  * Takes the lock file `path` for this process (the file holds its pid), or throws `held(pid)` while
@@ -27,21 +65,24 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  * SIGKILL) is taken over. Returns what releases it.
  */
 export function takePidLock(path: string, command: string, held: (pid: number) => Error): () => void {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      // `wx`: of two processes starting at once, one creates the file and the other sees it.
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+  const release = () => rmSync(path, { force: true });
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    if (createLock(path)) return release;
     for (let waited = 0; waited < 10 && beingWritten(path); waited += 1) pause(WAIT_MS);
     const holder = runningPid(path, command);
     if (holder !== undefined) throw held(holder);
-    if (attempt === 2 || beingWritten(path))
-      throw new Error(`${path}: cannot take the lock; is another process taking it?`);
-    rmSync(path, { force: true });
+    const right = beingWritten(path) ? undefined : takeOverRight(path);
+    if (!right) break;
+    try {
+      // Read again under the right: another run may have taken the lock over meanwhile.
+      const holderNow = runningPid(path, command);
+      if (holderNow !== undefined) throw held(holderNow);
+      if (beingWritten(path)) break;
+      rmSync(path, { force: true });
+      if (createLock(path)) return release;
+    } finally {
+      right();
+    }
   }
+  throw new Error(`${path}: cannot take the lock; is another process taking it?`);
 }
