@@ -33,11 +33,20 @@ export const listenHost = z
  * (docs/operations.md#before-exposing-a-port). HOST sets both; a per-service variable wins.
  */
 /**
+ * Whether `value` is this machine's name (`machine`), as a shell sets HOST: not `localhost`, which a
+ * minimal container may be named and is loopback all the same.
+ */
+export function namesThisMachine(value: string, machine = hostname()): boolean {
+  const name = value.toLowerCase();
+  return name !== 'localhost' && name === machine.toLowerCase();
+}
+
+/**
  * HOST is also a shell's: tcsh puts HOST=<this machine's name> in every command's environment, and
  * the services listened on the interface the name resolves to (often a public one) with nobody
  * having chosen it. This machine's name is taken in a service's own variable only.
  */
-const sharedListenHost = listenHost.refine((value) => value.toLowerCase() !== hostname().toLowerCase(), {
+const sharedListenHost = listenHost.refine((value) => !namesThisMachine(value), {
   error: (issue) =>
     `this machine's name ("${String(issue.input)}"), which some shells (tcsh) set in every command's environment; give an address (127.0.0.1, 0.0.0.0, :: or an interface's), or the name in RECEIVER_HOST or TRAY_HOST`,
 });

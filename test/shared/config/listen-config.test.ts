@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { hostname } from 'node:os';
-import { listenHostOf, listenHostVariable } from '../../../shared/config/listen-config.ts';
+import { listenHostOf, listenHostVariable, namesThisMachine } from '../../../shared/config/listen-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 import { loadReceiverConfig } from '../../../receiver/receiver-config.ts';
 
@@ -35,6 +35,11 @@ describe('listen addresses (HOST, RECEIVER_HOST, TRAY_HOST)', () => {
     }
     expect(loadTrayConfig({ TRAY_HOST: hostname() }).TRAY_HOST).to.equal(hostname());
     expect(receiver({ RECEIVER_HOST: hostname() }).RECEIVER_HOST).to.equal(hostname());
+  });
+  it('take HOST=localhost on a machine named localhost (a minimal container): loopback all the same', () => {
+    expect(namesThisMachine('localhost', 'localhost')).to.equal(false);
+    expect(namesThisMachine('Web-1', 'web-1')).to.equal(true);
+    expect(namesThisMachine('web-2', 'web-1')).to.equal(false);
   });
   it('accept IPv6 literals and host names', () => {
     expect(loadTrayConfig({ HOST: '::' }).HOST).to.equal('::');
