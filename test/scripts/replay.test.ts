@@ -244,6 +244,13 @@ describe('scripts/replay.ts', function () {
     it('says so when a spool holds no segment (drained), and queues nothing', async () => {
       const drained = join(dir, 'drained');
       mkdirSync(join(drained, 'instance-0123456789ab'), { recursive: true });
+      // A spool at a volume's root, emptied: what the file system and the desktop leave count not.
+      const volume = join(dir, 'volume');
+      mkdirSync(join(volume, 'lost+found'), { recursive: true });
+      writeFileSync(join(volume, '.DS_Store'), '');
+      const atRoot = await runScript('scripts/replay.ts', ['spool', volume], env);
+      expect(atRoot.code, atRoot.stderr).to.equal(0);
+      expect(atRoot.stderr).to.include(`no spool segments in ${volume}`);
       const result = await runScript('scripts/replay.ts', ['spool', drained], env);
       expect(result.code).to.equal(0);
       expect(result.stderr).to.include(`no spool segments in ${drained}`);
