@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { callerExpiresAt, type AdminCaller } from './require-admin.ts';
 
-/** setTimeout's longest delay; a later expiry is left to the checks. */
+/** setTimeout's longest delay; a later expiry is reached in steps of it. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface CredentialWatch {
@@ -25,10 +25,16 @@ export function endWithCredential(
   end: () => void,
 ): () => void {
   const expiresAt = callerExpiresAt(caller);
-  const left = expiresAt === undefined ? undefined : Math.max(0, expiresAt - watch.clock());
-  // Capped at the longest delay, the timer ended a response whose credential had days left.
-  const expiry = left === undefined || left > MAX_TIMER_MS ? undefined : setTimeout(end, left);
-  expiry?.unref();
+  let expiry: NodeJS.Timeout | undefined;
+  // An expiry past the longest delay is reached in steps: capped at it, the timer ended a response
+  // whose credential had days left; left to the checks, it outlived the credential whenever they
+  // could not be made.
+  const arm = (at: number) => {
+    const left = Math.max(0, at - watch.clock());
+    expiry = left > MAX_TIMER_MS ? setTimeout(() => arm(at), MAX_TIMER_MS) : setTimeout(end, left);
+    expiry.unref();
+  };
+  if (expiresAt !== undefined) arm(expiresAt);
   const checks = setInterval(() => {
     void watch.stillAdmin(req).then((admin) => {
       if (admin === false) end();
