@@ -2,35 +2,17 @@ import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
-import { changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
-import { waitFor } from '../../support/wait-for.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
 import { writeRecord } from './support/write-record.ts';
+import { afterRecordRead } from './support/after-record-read.ts';
+import { replaceSubscriber } from './support/replace-subscriber.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 const STREAM = '/notifications/v3/stream';
-
-/** The storage with every catch-up's record read (`records.changedSince`) followed by `after`. */
-function afterRecordRead(storage: TrayStorage, after: (userId: string) => Promise<void>): TrayStorage {
-  const records = new Proxy(storage.records, {
-    get: (target, prop, receiver) =>
-      prop === 'changedSince'
-        ? async (...args: Parameters<TrayStorage['records']['changedSince']>) => {
-            const read = await target.changedSince(...args);
-            await after(args[0]);
-            return read;
-          }
-        : Reflect.get(target, prop, receiver),
-  });
-  return new Proxy(storage, {
-    get: (target, prop, receiver) => (prop === 'records' ? records : Reflect.get(target, prop, receiver)),
-  });
-}
 
 // A Redis of its own: the test drops the instance's subscriber connection. What is published while
 // it is down reaches nobody here, so every stream catches up once it is back; a stream still
@@ -71,16 +53,7 @@ describe('a stream opening while the live subscription drops and comes back', fu
       await hasRead;
       // The subscriber connection drops; p-lost is written and its announcement reaches no one
       // (not published at all here: the same to this instance).
-      await probe.client('KILL', 'TYPE', 'pubsub');
-      const now = Date.now();
-      await write(user, 'p-lost', now);
-      await waitFor(() => live.subscriber.status !== 'ready', 5_000, 'the subscriber to drop');
-      await waitFor(() => live.subscriber.status === 'ready', 10_000, 'the subscriber to come back');
-      // Subscribed again: what is published from now on reaches the instance.
-      const channel = changeChannel('live', shardOf(user));
-      const subscribed = async () =>
-        Number(((await probe.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0;
-      await waitFor(subscribed, 5_000, 'the subscription');
+      await replaceSubscriber(probe, live.subscriber, user, () => write(user, 'p-lost', Date.now()));
     } finally {
       gate = undefined;
       open();
