@@ -9,7 +9,7 @@ import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, named, openSse, type SseEvent } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
 import { writeRecord } from './support/write-record.ts';
-import { afterRecordRead } from './support/after-record-read.ts';
+import { afterRecordRead, createCatchUpHold } from './support/after-record-read.ts';
 import { replaceSubscriber } from './support/replace-subscriber.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
@@ -23,15 +23,8 @@ const unreadOf = (event: SseEvent) => dataOf<{ totalUnreadCount: number }>(event
 describe('a count queued just before the live subscription is replaced', function () {
   this.timeout(60_000);
   const suite = useTrayStorage();
-  /** While set, the named user's catch-ups wait after reading their records. */
-  let gate: { userId: string; read: () => void; until: Promise<void> } | undefined;
-  const live = useLiveOnOwnRedis('live-count-resync', () =>
-    afterRecordRead(suite.storage, async (userId) => {
-      if (gate?.userId !== userId) return;
-      gate.read();
-      await gate.until;
-    }),
-  );
+  const catchUps = createCatchUpHold();
+  const live = useLiveOnOwnRedis('live-count-resync', () => afterRecordRead(suite.storage, catchUps.after));
 
   it('reaches the stream after the record it counts', async () => {
     const user = 'u-count-resync';
@@ -42,10 +35,7 @@ describe('a count queued just before the live subscription is replaced', functio
 
     // Stream B resumes from A's id; its opening has read the tray and waits, holding the user's
     // work behind it.
-    let read: () => void = () => undefined;
-    const hasRead = new Promise<void>((resolve) => (read = resolve));
-    let open: () => void = () => undefined;
-    gate = { userId: user, read, until: new Promise<void>((resolve) => (open = resolve)) };
+    const { hasRead, open } = catchUps.hold(user);
     const b = await openSse(`${live.instance.base}${STREAM}`, {
       Authorization: await bearer(user),
       'Last-Event-ID': opened.id,
@@ -60,7 +50,6 @@ describe('a count queued just before the live subscription is replaced', functio
       // Then the subscriber connection drops and comes back: every stream is owed a resync.
       await replaceSubscriber(probe, live.subscriber, user);
     } finally {
-      gate = undefined;
       open();
     }
     for (const stream of [a, b]) {

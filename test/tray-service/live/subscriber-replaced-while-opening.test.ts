@@ -8,7 +8,7 @@ import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
 import { writeRecord } from './support/write-record.ts';
-import { afterRecordRead } from './support/after-record-read.ts';
+import { afterRecordRead, createCatchUpHold } from './support/after-record-read.ts';
 import { replaceSubscriber } from './support/replace-subscriber.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
@@ -20,14 +20,9 @@ const STREAM = '/notifications/v3/stream';
 describe('a stream opening while the live subscription drops and comes back', function () {
   this.timeout(60_000);
   const suite = useTrayStorage();
-  /** While set, the named user's catch-ups wait after reading their records. */
-  let gate: { userId: string; read: () => void; until: Promise<void> } | undefined;
+  const catchUps = createCatchUpHold();
   const live = useLiveOnOwnRedis('live-replaced-opening', () =>
-    afterRecordRead(suite.storage, async (userId) => {
-      if (gate?.userId !== userId) return;
-      gate.read();
-      await gate.until;
-    }),
+    afterRecordRead(suite.storage, catchUps.after),
   );
 
   const write = (user: string, targetId: string, at: number) =>
@@ -40,10 +35,7 @@ describe('a stream opening while the live subscription drops and comes back', fu
     if (unread.id === undefined) throw new Error('the unread event has no id to resume from');
 
     // Stream B resumes from A's id; its catch-up has read the tray and waits.
-    let read: () => void = () => undefined;
-    const hasRead = new Promise<void>((resolve) => (read = resolve));
-    let open: () => void = () => undefined;
-    gate = { userId: user, read, until: new Promise<void>((resolve) => (open = resolve)) };
+    const { hasRead, open } = catchUps.hold(user);
     const b = await openSse(`${live.instance.base}${STREAM}`, {
       Authorization: await bearer(user),
       'Last-Event-ID': unread.id,
@@ -55,7 +47,6 @@ describe('a stream opening while the live subscription drops and comes back', fu
       // (not published at all here: the same to this instance).
       await replaceSubscriber(probe, live.subscriber, user, () => write(user, 'p-lost', Date.now()));
     } finally {
-      gate = undefined;
       open();
     }
     // A's catch-up gives it p-lost; then a live record 10 s later moves both cursors on.

@@ -20,3 +20,30 @@ export function afterRecordRead(storage: TrayStorage, after: (userId: string) =>
     get: (target, prop, receiver) => (prop === 'records' ? records : Reflect.get(target, prop, receiver)),
   });
 }
+
+/**
+ * A hold for `afterRecordRead`: `hold(userId)` makes that user's catch-ups wait after their read
+ * (`hasRead` resolves when one has read) until `open()`, which also ends the hold.
+ */
+export function createCatchUpHold() {
+  let gate: { userId: string; read: () => void; until: Promise<void> } | undefined;
+  return {
+    after: async (userId: string) => {
+      if (gate?.userId !== userId) return;
+      gate.read();
+      await gate.until;
+    },
+    hold(userId: string): { hasRead: Promise<void>; open: () => void } {
+      const hasRead = Promise.withResolvers<undefined>();
+      const until = Promise.withResolvers<undefined>();
+      gate = { userId, read: () => hasRead.resolve(undefined), until: until.promise };
+      return {
+        hasRead: hasRead.promise,
+        open: () => {
+          gate = undefined;
+          until.resolve(undefined);
+        },
+      };
+    },
+  };
+}
