@@ -286,7 +286,10 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
       if (error instanceof AppError) throw error;
       throw new AppError('UNAUTHORIZED', reason(error), { cause: error, headers: invalidToken });
     }
-    const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+    // jose checks `aud` only against a configured audience: of any other shape (a number, null),
+    // the check below threw, and a signed token was answered 500.
+    const audiences = audiencesOf(claims.aud as unknown);
+    if (audiences === undefined) throw signedButRefused('token claim "aud" is invalid');
     if (config.refusedAudience !== undefined && audiences.includes(config.refusedAudience)) {
       // Worded as jose words an audience it refuses.
       throw signedButRefused('token claim "aud" is invalid');
@@ -308,4 +311,11 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
       ...(clockTolerance === undefined ? {} : { toleranceMs: clockTolerance * 1000 }),
     };
   };
+}
+
+/** A token's audiences: none, one string or a list of strings; undefined for any other shape. */
+function audiencesOf(aud: unknown): readonly string[] | undefined {
+  if (aud === undefined) return [];
+  if (typeof aud === 'string') return [aud];
+  return Array.isArray(aud) && aud.every((one) => typeof one === 'string') ? (aud as string[]) : undefined;
 }

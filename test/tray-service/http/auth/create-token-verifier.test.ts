@@ -310,6 +310,20 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
         );
     });
 
+    // jose checks `aud` only against a configured audience: a number or an object reached the
+    // refused-audience check, which threw a TypeError (a 500, logged as an error on every call).
+    it('refuses a token whose aud is neither a string nor a list of strings, as a 401', async () => {
+      for (const aud of [5, {}, [5], null])
+        await expect(
+          verify(
+            await sign({ sub: 'u', aud } as unknown as JWTPayload)
+              .setExpirationTime('1h')
+              .sign(secret),
+          ),
+          JSON.stringify(aud),
+        ).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
+    });
+
     it('accepts a token without an audience or for another one, as before', async () => {
       for (const aud of [undefined, 'tray-app', ['tray-app', 'tray-admins']])
         expect((await verify(await withAudience(aud))).userId, JSON.stringify(aud)).to.equal('u');
