@@ -9,6 +9,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { exitOnUncaught } from '../shared/process/exit-on-uncaught.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
+import { refuseMissingDatabase } from '../shared/redis/refuse-missing-database.ts';
 import { warnVolatileRedis } from './store/warn-volatile-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
 import { describeWebhooks } from './signature/describe-webhooks.ts';
@@ -67,9 +68,12 @@ const receiver = await spoolOpenedOrExit(
     logger,
     registry,
     metrics: metricsAccessFor(config.METRICS_TOKEN),
-    // A Redis that may evict keys would silently lose queued events: refused, also after a
+    // A Redis that may evict keys would silently lose queued events, and one that refused the
+    // database REDIS_URL names would mix them with another deployment's: refused, also after a
     // reconnect, and the spool drains into it only once it passed.
-    beforeDraining: (client) => refuseEvictingRedis(client, { logger }),
+    beforeDraining: async (client) => {
+      await Promise.all([refuseEvictingRedis(client, { logger }), refuseMissingDatabase(client, { logger })]);
+    },
   }),
 );
 const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));

@@ -19,6 +19,7 @@ import { redisTakesWrites } from '../shared/redis/redis-takes-writes.ts';
 import { logRedisOutage } from '../shared/redis/log-redis-outage.ts';
 import { isRedisAuthError } from '../shared/redis/redis-failure.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
+import { refuseMissingDatabase } from '../shared/redis/refuse-missing-database.ts';
 import { isCluster } from '../shared/redis/redis-target.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
@@ -122,8 +123,9 @@ await dependencyOrExit(logger, {
   isPermanent: isRedisAuthError,
   waitMs: config.TRAY_STARTUP_WAIT_MS,
 });
-// A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
-await refuseEvictingRedis(redis, { logger });
+// A Redis that may evict keys would silently lose queued events, and one that refused the database
+// REDIS_URL names would mix them with another deployment's: refused, also after a reconnect.
+await Promise.all([refuseEvictingRedis(redis, { logger }), refuseMissingDatabase(redis, { logger })]);
 const queue = createWebhookQueue(
   { redis: config.redis, prefix: config.QUEUE_PREFIX },
   undefined,
