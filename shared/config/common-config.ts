@@ -102,5 +102,6 @@ function checkedServerUrl(redisUrl: string): string {
   if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw noIndex(shown('path', url.pathname));
   const db = url.searchParams.get('db');
   if (db !== null && !/^\d{1,5}$/.test(db)) throw noIndex(shown('db option', db));
-  return redisUrl;
+  // ioredis turns TLS on only for a lower-case "rediss://"; the URL parser took any case.
+  return redisUrl.replace(/^[a-z]+:/i, (scheme) => scheme.toLowerCase());
 }

@@ -113,6 +113,15 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
       );
   });
 
+  // The URL parser reads a scheme in any case, ioredis turns TLS on only for a lower-case
+  // "rediss://": REDISS:// passed as TLS and connected in plain text, the password sent in clear.
+  it('hands ioredis the scheme in lower case, so REDISS:// is TLS too', () => {
+    expect(loadTrayConfig({ REDIS_URL: 'REDISS://:pw@redis.example:6380/1' }).redis).to.equal(
+      'rediss://:pw@redis.example:6380/1',
+    );
+    expect(loadTrayConfig({ REDIS_URL: 'Redis://127.0.0.1:6379' }).redis).to.equal('redis://127.0.0.1:6379');
+  });
+
   it('reaches every node of a cluster over TLS when REDIS_URL is rediss://, with its credentials', () => {
     const env = { REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: '{bull}' };
     expect(loadTrayConfig({ ...env, REDIS_URL: 'rediss://:pw@ignored:6380' }).redis).to.deep.equal({
