@@ -9,6 +9,9 @@ import type { Logger } from '../logging/create-logger.ts';
  */
 export const SHUTDOWN_DEADLINE_MS = 8_000;
 
+/** Signals this close together are one (scripts/dev-stack.ts does the same for `npm start`). */
+const SAME_SIGNAL_MS = 250;
+
 /**
  * Runs `shutdown` once on SIGTERM or SIGINT, then exits, within SHUTDOWN_DEADLINE_MS whatever its
  * dependencies do. A second signal exits at once, so an operator pressing Ctrl-C twice is never
@@ -21,18 +24,22 @@ export function onShutdown(
   deadlineMs = SHUTDOWN_DEADLINE_MS,
 ): (reason: string) => void {
   let stopping = false;
+  /** When the first signal came (performance.now()): a second one later on exits at once. */
+  let signalledAt: number | undefined;
   let exitCode = 0;
   /** Runs the shutdown once, said as `cause` (a signal, or the process's own failure). */
   const begin = (cause: { signal: NodeJS.Signals } | { reason: string }) => {
     stopping = true;
     logger.info(cause, 'shutting down');
+    // Not unref'd: with nothing else left running, a shutdown that never settled let the process
+    // exit 0 before it, with no word.
     setTimeout(() => {
       logger.warn(
         { deadlineMs },
         'shutdown did not finish in time (a dependency does not answer): exiting now',
       );
       process.exit(1);
-    }, deadlineMs).unref();
+    }, deadlineMs);
     shutdown()
       .then(() => {
         logger.info('stopped');
@@ -44,7 +51,17 @@ export function onShutdown(
       });
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (!stopping) return begin({ signal });
+    const now = performance.now();
+    if (signalledAt === undefined) {
+      signalledAt = now;
+      // A signal while the process stops for a failure of its own (an orchestrator's SIGTERM) is
+      // no operator's second one: the shutdown goes on.
+      if (!stopping) begin({ signal });
+      return;
+    }
+    // One Ctrl-C under `npm run` arrives twice within milliseconds (the terminal's to the whole
+    // process group, and npm's passed on): one signal.
+    if (now - signalledAt < SAME_SIGNAL_MS) return;
     logger.warn({ signal }, 'second signal: exiting now');
     process.exit(1);
   };

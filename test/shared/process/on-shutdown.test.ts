@@ -26,4 +26,38 @@ describe('onShutdown', () => {
   it('on a failure while a signal’s shutdown runs, lets it finish and exits 1', async () => {
     expect(await run('signal-then-stop')).to.deep.equal({ code: 1, messages: ['shutting down', 'stopped'] });
   });
+
+  // An orchestrator's SIGTERM after the process began stopping for a failure of its own was taken
+  // for an operator's second signal, and cut the drain.
+  it('on a signal while a failure’s shutdown runs, lets it finish and exits 1', async () => {
+    expect(await run('stop-then-signal')).to.deep.equal({ code: 1, messages: ['shutting down', 'stopped'] });
+  });
+
+  // One Ctrl-C under `npm run` reaches the process twice within milliseconds (the terminal's and
+  // npm's own): it exited at once, with no drain.
+  it('takes two signals a few milliseconds apart for one', async () => {
+    expect(await run('ctrl-c-twice-at-once')).to.deep.equal({
+      code: 0,
+      messages: ['shutting down', 'stopped'],
+    });
+  });
+
+  it('exits at once on a second signal later on', async () => {
+    expect(await run('ctrl-c-again')).to.deep.equal({
+      code: 1,
+      messages: ['shutting down', 'second signal: exiting now'],
+    });
+  });
+
+  // With nothing else keeping the process alive, a shutdown that never settled let it exit 0,
+  // before its deadline, with neither "stopped" nor a word of the deadline.
+  it('exits 1 at its deadline when the shutdown never settles', async () => {
+    expect(await run('hang')).to.deep.equal({
+      code: 1,
+      messages: [
+        'shutting down',
+        'shutdown did not finish in time (a dependency does not answer): exiting now',
+      ],
+    });
+  });
 });
