@@ -8,9 +8,12 @@ import { redactUrlCredentials } from '../logging/redact-url-credentials.ts';
  * on stderr that log pipelines split into unrelated lines.
  */
 export function exitOnUncaught(logger: Logger): void {
-  process.on('uncaughtException', (error: Error) => {
+  // Anything may be thrown (`throw 'text'`, `throw null`): read as an Error, the handler itself
+  // threw, and Node ended the process with its bare stack and no fatal line.
+  process.on('uncaughtException', (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
     // The line's text as the err serializer shows the message: without a URL's credentials.
-    logger.fatal({ err: error }, `uncaught exception: ${redactUrlCredentials(error.message)}; exiting`);
+    logger.fatal({ err: error }, `uncaught exception: ${redactUrlCredentials(message)}; exiting`);
     process.exit(1);
   });
   process.on('unhandledRejection', (reason: unknown) => {

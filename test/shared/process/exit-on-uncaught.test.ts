@@ -41,3 +41,21 @@ describe('exitOnUncaught', function () {
       expect(JSON.stringify(lines)).to.not.include('hunter2');
     });
 });
+
+// A thrown value that is no Error (a string, null) made the handler itself throw reading its
+// message: Node's bare stack, exit code 7, and no fatal line.
+describe('exitOnUncaught, for a thrown value that is no Error', function () {
+  this.timeout(20_000);
+  for (const [value, shown] of [
+    [`'plain text'`, 'plain text'],
+    ['null', 'null'],
+    ['undefined', 'undefined'],
+    ['42', '42'],
+  ])
+    it(`ends the process after throw ${value} with one fatal line and exit 1`, () => {
+      const { lines, status } = afterFailure(`setTimeout(() => { throw ${value}; });`);
+      expect(status).to.equal(1);
+      expect(lines).to.have.length(1);
+      expect(String(lines[0]?.msg)).to.equal(`uncaught exception: ${shown}; exiting`);
+    });
+});
