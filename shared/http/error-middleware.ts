@@ -88,7 +88,12 @@ export function errorMiddleware(
           appError.message,
         );
     }
-    if (res.headersSent) return;
+    // An answer already begun cannot become an error's: cut, so the client sees it cut short
+    // rather than waiting on it for good (and the shutdown's drain with it).
+    if (res.headersSent) {
+      if (!res.writableEnded) res.destroy();
+      return;
+    }
     // Written here, not by res.json: Express would tag the error with an ETag, which a cache or a
     // client keeping tags would take for a version of the resource. The Content-Type is set
     // explicitly, as a route may have set its own for the answer it meant to give (an event

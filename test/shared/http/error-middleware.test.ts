@@ -157,3 +157,35 @@ describe('the error middleware under a flood of 503s', () => {
     });
   });
 });
+
+// A route that began its answer and then passed an error on: the answer was left open, the client
+// waiting on it for good and the shutdown's drain with it.
+describe('the error middleware after an answer began', () => {
+  it('ends the connection, so the client sees the answer cut short', async () => {
+    const app = express();
+    app.get('/stream', (_req, res, next) => {
+      res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+      res.write('{"n":1}\n');
+      next(new Error('the storage went away mid-answer'));
+    });
+    app.use(errorMiddleware(createLogger({ name: 'test', level: 'silent' })));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const outcome = await Promise.race([
+        fetch(`http://127.0.0.1:${port}/stream`)
+          .then((res) => res.text())
+          .then(
+            () => 'ended',
+            (error: unknown) => `cut: ${(error as Error).message}`,
+          ),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 3_000)),
+      ]);
+      expect(outcome).to.match(/^cut: /);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
