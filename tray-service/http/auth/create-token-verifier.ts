@@ -41,7 +41,8 @@ export interface VerifiedToken {
  */
 export function verifiedUntil(verified: VerifiedToken): number | undefined {
   const { exp } = verified.claims;
-  const ends = [typeof exp === 'number' ? exp * 1000 : undefined, verified.ageEndsAt].filter(
+  // jose compares whole seconds (`now >= exp`, `now` floored): a fractional exp holds through its second.
+  const ends = [typeof exp === 'number' ? Math.ceil(exp) * 1000 : undefined, verified.ageEndsAt].filter(
     (at): at is number => at !== undefined && Number.isFinite(at),
   );
   return ends.length === 0 ? undefined : Math.min(...ends) + (verified.toleranceMs ?? 0);
@@ -306,7 +307,7 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
       // only once the age exceeds the maximum, so it takes the token through the last second:
       // ending a second earlier would open a stream in that second and end it at once.
       ...(maxTokenAge !== undefined && typeof claims.iat === 'number'
-        ? { ageEndsAt: (claims.iat + maxTokenAge + 1) * 1000 }
+        ? { ageEndsAt: (Math.floor(claims.iat) + maxTokenAge + 1) * 1000 }
         : {}),
       ...(clockTolerance === undefined ? {} : { toleranceMs: clockTolerance * 1000 }),
     };

@@ -208,6 +208,17 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       expect(verifiedUntil(await verify(shortLived))).to.equal(soon * 1000);
     });
 
+    // jose compares whole seconds: a fractional iat or exp put the end up to a second off, later
+    // than jose's for an iat, earlier for an exp.
+    it('says when a token with fractional times ends as the verifier counts it', async () => {
+      const iat = now() - 60 + 0.9;
+      const token = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(farFuture).sign(secret);
+      expect(verifiedUntil(await verify(token))).to.equal((Math.floor(iat) + 3600 + 1) * 1000);
+      const soon = now() + 120.5;
+      const shortLived = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(soon).sign(secret);
+      expect(verifiedUntil(await verify(shortLived))).to.equal(Math.ceil(soon) * 1000);
+    });
+
     // It ended a second before the verifier stopped taking the token: a stream opened in that
     // second was told `expired` at once, and reconnected with the same token, again and again.
     it('says a token in the last second of its age is accepted for the rest of that second', async () => {
