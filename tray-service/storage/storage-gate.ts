@@ -213,7 +213,8 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
  * attempt (WEBHOOK_MAX_STALLED_COUNT stalls at most); so do jobs that meet an outage while it
  * waits (the database stopped with the rest of a stack) or wait out a storage that says "not now",
  * which would otherwise hold the close until the shutdown's deadline. `running`: the jobs in flight
- * (parked ones included, as they never end); the queue is cut only once all the others are done.
+ * (parked ones included, as they never end); the queue is cut once all the others are done, or
+ * after RUNNING_WAIT_MS.
  */
 export async function closeQueueAtGate(
   gate: StorageGate,
@@ -227,8 +228,9 @@ export async function closeQueueAtGate(
     queue.close(waiting).finally(() => (closed = true)),
     gate.parkedAfterStop.then(async () => {
       // A job still running beside the parked ones would lose the connection it reports its end
-      // on, and run again after the restart: waited for, a while (one in a statement to a server
-      // that vanished fails only at the keepalive's 20 s, past the shutdown's deadline).
+      // on, and run again after the restart: waited for, a while (a decision's delivery takes up
+      // to MODERATION_WEBHOOK_TIMEOUT_MS, 5 s by default; a statement to a server that vanished
+      // fails only at the keepalive's 20 s, past the shutdown's deadline).
       const until = performance.now() + RUNNING_WAIT_MS;
       while (!closed && running() > gate.parked && performance.now() < until) await sleep(RUNNING_POLL_MS);
       // Its connections go (createBullQueue's disconnect): the parked jobs' locks lapse.
@@ -238,5 +240,5 @@ export async function closeQueueAtGate(
 }
 
 /** How long a shutdown with parked jobs waits for the others, and how often it looks. */
-const RUNNING_WAIT_MS = 3_000;
+const RUNNING_WAIT_MS = 5_000;
 const RUNNING_POLL_MS = 20;
