@@ -51,7 +51,8 @@ export function safeNext(value: unknown, mountPath: string): string {
     path === `${fallback}/` ||
     ((path === queues || path.startsWith(`${queues}/`)) &&
       !path.toLowerCase().startsWith(`${queues}/api/`.toLowerCase()));
-  return page && url.origin === 'http://admin.invalid' ? `${path}${url.search}` : fallback;
+  // The fragment too: the console keeps its place there (`#/events?event=...`), and no server sees it.
+  return page && url.origin === 'http://admin.invalid' ? `${path}${url.search}${url.hash}` : fallback;
 }
 
 /**

@@ -286,6 +286,10 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
         '/admin/queues/queue/webhook-events?status=failed',
       );
       expect(safeNext('/admin/console/', '/admin')).to.equal('/admin/console/');
+      // The console's place, in its fragment, comes back with it.
+      expect(safeNext('/admin/console#/events?event=post.didCreate', '/admin')).to.equal(
+        '/admin/console#/events?event=post.didCreate',
+      );
       for (const api of [
         '/admin/events/export?format=csv',
         '/admin/events/tail',
