@@ -70,8 +70,11 @@ async function spoolFiles(path: string): Promise<string[]> {
   if (!statSync(path).isDirectory()) return [path];
   // A folder with entries but none of a spool's (its parent, a copy one level up) is not a drained
   // spool: "nothing to replay" and exit 0 there let `replay && rm -rf` delete what was never queued.
-  // What a file system or a desktop leaves in any folder says nothing (a spool at a volume's root).
-  const entries = (await readdir(path)).filter((name) => !name.startsWith('.') && name !== 'lost+found');
+  // What a file system or a desktop leaves in any folder says nothing (a spool at a volume's root);
+  // a hidden folder does (a copied `.data`, which holds the default spool).
+  const entries = (await readdir(path, { withFileTypes: true }))
+    .filter((entry) => !(entry.name.startsWith('.') && !entry.isDirectory()) && entry.name !== 'lost+found')
+    .map((entry) => entry.name);
   if (entries.length > 0 && !entries.some(isSpoolEntry))
     throw new UsageError(
       `${path} is no spool folder: it holds no segment-*.ndjson file and no instance-* folder ` +

@@ -100,13 +100,16 @@ function refuseOptionsNpmTook(config: ParseArgsConfig): void {
   const command = process.env.npm_lifecycle_script ?? '';
   if (script === undefined || script === 'npx' || !command.includes(basename(process.argv[1] ?? ''))) return;
   const args = config.args ?? process.argv.slice(2);
-  const fromFiles = npmrcKeys();
-  const taken = Object.entries(config.options ?? {}).filter(
-    ([name]) =>
-      process.env[`npm_config_${name.replaceAll('-', '_')}`] !== undefined &&
-      !fromFiles.has(name) &&
-      !args.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)),
-  );
+  const fromFiles = npmrcSettings();
+  const taken = Object.entries(config.options ?? {}).filter(([name]) => {
+    const value = process.env[`npm_config_${name.replaceAll('-', '_')}`];
+    // An .npmrc's own value, not `dry-run=false` there and `--dry-run` typed before `--`.
+    return (
+      value !== undefined &&
+      fromFiles.get(name) !== value &&
+      !args.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
+    );
+  });
   if (taken.length === 0) return;
   const flags = taken.map(([name]) => `--${name}`);
   const meant = taken.every(([, option]) => option.type === 'boolean')
@@ -119,13 +122,13 @@ function refuseOptionsNpmTook(config: ParseArgsConfig): void {
 }
 
 /** The settings the .npmrc files npm read hold (the user's, the global one, the project's). */
-function npmrcKeys(): Set<string> {
+function npmrcSettings(): Map<string, string> {
   const files = [
     process.env.npm_config_userconfig,
     process.env.npm_config_globalconfig,
     process.env.npm_config_local_prefix && join(process.env.npm_config_local_prefix, '.npmrc'),
   ];
-  const keys = new Set<string>();
+  const settings = new Map<string, string>();
   for (const file of files) {
     if (!file) continue;
     let text: string;
@@ -135,11 +138,11 @@ function npmrcKeys(): Set<string> {
       continue;
     }
     for (const line of text.split(/\r?\n/)) {
-      const key = /^\s*([^\s;#=][^=]*?)\s*=/.exec(line)?.[1];
-      if (key) keys.add(key);
+      const [, key, value] = /^\s*([^\s;#=][^=]*?)\s*=\s*(.*?)\s*$/.exec(line) ?? [];
+      if (key !== undefined && value !== undefined) settings.set(key, value);
     }
   }
-  return keys;
+  return settings;
 }
 
 /**

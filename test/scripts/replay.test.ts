@@ -239,6 +239,12 @@ describe('scripts/replay.ts', function () {
       expect(result.stdout).to.equal('');
       const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
       expect(ids).not.to.include(job(40).dedupeKey);
+      // Nothing but a copied dev stack's data, whose receiver-spool is the default SPOOL_DIR.
+      const backup = join(dir, 'backup');
+      mkdirSync(join(backup, '.data', 'receiver-spool', 'instance-0123456789ab'), { recursive: true });
+      const hidden = await runScript('scripts/replay.ts', ['spool', backup], env);
+      expect(hidden.code, hidden.stderr).to.equal(2);
+      expect(hidden.stderr).to.include(`${backup} is no spool folder`);
     });
 
     it('says so when a spool holds no segment (drained), and queues nothing', async () => {
@@ -377,6 +383,15 @@ describe('scripts/replay.ts', function () {
         expect(result.code).to.equal(2);
         expect(result.stderr).to.include('expected a command, "failed" or "spool"');
         expect(result.stderr).not.to.include('npm took');
+        // But typed before `--`, an option the .npmrc sets otherwise is npm's again.
+        writeFileSync(join(dir, '.npmrc'), 'dry-run=false\n');
+        const typed = await runCommand(
+          'npm',
+          ['run', '-s', 'replay', 'bogus', '--dry-run'],
+          cleanEnv({ REDIS_URL: testStack().redisUrl, npm_config_userconfig: join(dir, '.npmrc') }),
+        );
+        expect(typed.code).to.equal(2);
+        expect(typed.stderr).to.include('npm took --dry-run');
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
