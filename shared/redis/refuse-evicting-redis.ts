@@ -1,5 +1,5 @@
 import type { RedisClient } from './create-redis.ts';
-import type { Logger } from '../logging/create-logger.ts';
+import { exitWithMessage, type RedisRefusalOptions } from './redis-refusal.ts';
 import { watchRedisNodes } from './watch-redis-nodes.ts';
 
 /**
@@ -17,19 +17,6 @@ export function evictionProblem(info: string): string | undefined {
   );
 }
 
-export interface RefuseEvictingRedisOptions {
-  logger?: Pick<Logger, 'warn'>;
-  /** How long start-up waits for a first connection; a receiver must start while Redis is down. */
-  startupWaitMs?: number;
-  /** Called with the one-line message; the default writes it to stderr and exits with code 1. */
-  onEvicting?: (message: string) => void;
-}
-
-function exitWithMessage(message: string): void {
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
-}
-
 /**
  * Checks the eviction policy whenever `redis` (re)connects, on every cluster master
  * (watchRedisNodes): at start-up, so start-up is refused before anything is accepted, and after
@@ -37,9 +24,9 @@ function exitWithMessage(message: string): void {
  */
 export async function refuseEvictingRedis(
   redis: RedisClient,
-  options: RefuseEvictingRedisOptions = {},
+  options: RedisRefusalOptions = {},
 ): Promise<void> {
-  const onEvicting = options.onEvicting ?? exitWithMessage;
+  const onRefused = options.onRefused ?? exitWithMessage;
   await watchRedisNodes(
     redis,
     async (node, where) => {
@@ -51,7 +38,7 @@ export async function refuseEvictingRedis(
         );
       }
       const problem = evictionProblem(info);
-      if (problem !== undefined) onEvicting(where === '' ? problem : `${problem} (master ${where})`);
+      if (problem !== undefined) onRefused(where === '' ? problem : `${problem} (master ${where})`);
     },
     (error, where) =>
       options.logger?.warn({ err: error.message, node: where }, 'could not read the Redis eviction policy'),

@@ -1,20 +1,7 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '../logging/create-logger.ts';
 import type { RedisClient } from './create-redis.ts';
+import { exitWithMessage, type RedisRefusalOptions } from './redis-refusal.ts';
 import { watchRedisNodes } from './watch-redis-nodes.ts';
-
-export interface RefuseMissingDatabaseOptions {
-  logger?: Pick<Logger, 'warn'>;
-  /** How long start-up waits for a first connection; a receiver must start while Redis is down. */
-  startupWaitMs?: number;
-  /** Called with the one-line message; the default writes it to stderr and exits with code 1. */
-  onRefused?: (message: string) => void;
-}
-
-function exitWithMessage(message: string): void {
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
-}
 
 /**
  * Refuses a server that will not select the database REDIS_URL names, whenever `redis` (re)connects.
@@ -25,7 +12,7 @@ function exitWithMessage(message: string): void {
  */
 export async function refuseMissingDatabase(
   redis: RedisClient,
-  options: RefuseMissingDatabaseOptions = {},
+  options: RedisRefusalOptions = {},
 ): Promise<void> {
   if (!(redis instanceof Redis)) return;
   const database = redis.options.db ?? 0;

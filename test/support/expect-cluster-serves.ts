@@ -16,7 +16,7 @@ export async function expectClusterServes(
   for (let n = 0; n < 30; n += 1) await client.set(`key-${n}`, String(n));
   expect(await client.get('key-29')).to.equal('29');
   const evicting: string[] = [];
-  await refuseEvictingRedis(client, { onEvicting: (message) => evicting.push(message) });
+  await refuseEvictingRedis(client, { onRefused: (message) => evicting.push(message) });
   expect(evicting).to.deep.equal([]);
   const processed = new Promise<string>((resolve) => {
     void queue.process(async (job) => resolve(String(job.id)));

@@ -291,7 +291,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       try {
         await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
         const messages: string[] = [];
-        await refuseEvictingRedis(connect(), { onEvicting: (message) => messages.push(message) });
+        await refuseEvictingRedis(connect(), { onRefused: (message) => messages.push(message) });
         expect(messages).to.have.lengthOf(1);
         expect(messages[0]).to.include('"allkeys-lru"').and.to.include(`(master ${evicting})`);
       } finally {
@@ -309,7 +309,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const messages: string[] = [];
       try {
         const client = connect();
-        await refuseEvictingRedis(client, { onEvicting: (message) => messages.push(message) });
+        await refuseEvictingRedis(client, { onRefused: (message) => messages.push(message) });
         expect(messages).to.deep.equal([]);
         await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
         await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
@@ -327,7 +327,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
 
     it('accepts a cluster whose masters all use noeviction', async () => {
       const messages: string[] = [];
-      await refuseEvictingRedis(connect(), { onEvicting: (message) => messages.push(message) });
+      await refuseEvictingRedis(connect(), { onRefused: (message) => messages.push(message) });
       expect(messages).to.deep.equal([]);
     });
   });
@@ -411,7 +411,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const { messages, logger } = recordingLogger();
       const evicting: string[] = [];
       try {
-        await refuseEvictingRedis(client, { logger, onEvicting: (message) => evicting.push(message) });
+        await refuseEvictingRedis(client, { logger, onRefused: (message) => evicting.push(message) });
         await pastTwoRefreshes();
         expect(messages.filter((message) => message.includes('could not read'))).to.have.lengthOf(masters);
         expect(evicting).to.deep.equal([]);

@@ -8,7 +8,7 @@ import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/loc
 import { evictionProblem, refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { useRedisClients } from '../../support/use-redis-clients.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
-import { testStack } from '../../support/test-stack.ts';
+import { runServiceOnRedis } from '../../support/run-service-on-redis.ts';
 
 const fix = 'CONFIG SET maxmemory-policy noeviction';
 
@@ -48,7 +48,7 @@ describe('refuseEvictingRedis against a real redis-server', function () {
 
   it('refuses a server started with --maxmemory-policy allkeys-lru before start-up goes on', async () => {
     const messages: string[] = [];
-    await refuseEvictingRedis(connect(lru.url), { onEvicting: (message) => messages.push(message) });
+    await refuseEvictingRedis(connect(lru.url), { onRefused: (message) => messages.push(message) });
     expect(messages).to.have.lengthOf(1);
     expect(messages[0]).to.include('"allkeys-lru"').and.to.include(fix);
   });
@@ -57,7 +57,7 @@ describe('refuseEvictingRedis against a real redis-server', function () {
     const messages: string[] = [];
     const admin = connect(safe.url);
     const client = connect(safe.url);
-    await refuseEvictingRedis(client, { onEvicting: (message) => messages.push(message) });
+    await refuseEvictingRedis(client, { onRefused: (message) => messages.push(message) });
     expect(messages).to.deep.equal([]);
     await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
     const reconnected = new Promise((resolve) => client.once('ready', resolve));
@@ -72,21 +72,7 @@ describe('refuseEvictingRedis against a real redis-server', function () {
   for (const script of ['receiver/main.ts', 'tray-service/main.ts']) {
     describe(`${script} pointed at it`, () => {
       it('stops start-up with code 1 and one line naming the policy and the fix', async () => {
-        const port = String(await freePort());
-        const result = await runScript(
-          script,
-          [],
-          cleanEnv({
-            REDIS_URL: lru.url,
-            MONGODB_URI: testStack().mongoUri,
-            WEBHOOK_SECRETS: 'eviction-test-secret',
-            JWT_SECRET: 'eviction-test-jwt-secret-of-32-characters',
-            SPOOL_DIR: join(dir, 'spool'),
-            RECEIVER_PORT: port,
-            TRAY_PORT: port,
-            LOG_LEVEL: 'silent',
-          }),
-        );
+        const result = await runServiceOnRedis(script, lru.url, dir);
         expect(result.code, result.stderr).to.equal(1);
         expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
         expect(result.stderr).to.include('"allkeys-lru"').and.to.include(fix);

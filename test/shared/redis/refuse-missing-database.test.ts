@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../../scripts/lib/local-servers.ts';
-import { cleanEnv, runScript } from '../../support/run-script.ts';
+import { runServiceOnRedis } from '../../support/run-service-on-redis.ts';
 import { refuseMissingDatabase } from '../../../shared/redis/refuse-missing-database.ts';
 import { useRedisClients } from '../../support/use-redis-clients.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -45,21 +44,7 @@ describe('refuseMissingDatabase against a real redis-server (16 databases)', fun
     it(`${script} pointed at it stops start-up with code 1 and one line naming the database`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'missing-database-'));
       try {
-        const port = String(await freePort());
-        const result = await runScript(
-          script,
-          [],
-          cleanEnv({
-            REDIS_URL: database(16),
-            MONGODB_URI: testStack().mongoUri,
-            WEBHOOK_SECRETS: 'database-test-secret',
-            JWT_SECRET: 'database-test-jwt-secret-of-32-characters',
-            SPOOL_DIR: join(dir, 'spool'),
-            RECEIVER_PORT: port,
-            TRAY_PORT: port,
-            LOG_LEVEL: 'silent',
-          }),
-        );
+        const result = await runServiceOnRedis(script, database(16), dir);
         expect(result.code, result.stderr).to.equal(1);
         expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
         expect(result.stderr).to.include('REDIS_URL names database 16');
