@@ -15,13 +15,11 @@ export function trackRunningJobs(queue: Pick<Bull.Queue, 'on'>): () => number {
     const id = String(job.id);
     const run = Symbol(id);
     running.set(id, run);
-    const drop = () => {
-      if (running.get(id) === run) running.delete(id);
-    };
-    void handled?.then(
-      () => setTimeout(drop, ENDED_GRACE_MS).unref(),
-      () => setTimeout(drop, ENDED_GRACE_MS).unref(),
-    );
+    const dropLater = () =>
+      setTimeout(() => {
+        if (running.get(id) === run) running.delete(id);
+      }, ENDED_GRACE_MS).unref();
+    void handled?.then(dropLater, dropLater);
   });
   // Also for jobs of other workers that this queue's stalled check failed: not in the map.
   const ended = (job: Bull.Job | null) => {

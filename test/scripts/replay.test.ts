@@ -373,23 +373,22 @@ describe('scripts/replay.ts', function () {
     // the command line, and refusing them refused every correct command.
     it('takes no setting of an .npmrc for an option npm took', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'npmrc-'));
-      try {
-        writeFileSync(join(dir, '.npmrc'), 'limit=5\n; a comment\nqueue = webhook-events\n');
-        const result = await runCommand(
+      /** `npm run -s replay <args>` with `npmrc` as the user's .npmrc. */
+      const withNpmrc = (npmrc: string, args: string[]) => {
+        writeFileSync(join(dir, '.npmrc'), npmrc);
+        return runCommand(
           'npm',
-          ['run', '-s', 'replay', '--', 'bogus'],
+          ['run', '-s', 'replay', ...args],
           cleanEnv({ REDIS_URL: testStack().redisUrl, npm_config_userconfig: join(dir, '.npmrc') }),
         );
+      };
+      try {
+        const result = await withNpmrc('limit=5\n; a comment\nqueue = webhook-events\n', ['--', 'bogus']);
         expect(result.code).to.equal(2);
         expect(result.stderr).to.include('expected a command, "failed" or "spool"');
         expect(result.stderr).not.to.include('npm took');
         // But typed before `--`, an option the .npmrc sets otherwise is npm's again.
-        writeFileSync(join(dir, '.npmrc'), 'dry-run=false\n');
-        const typed = await runCommand(
-          'npm',
-          ['run', '-s', 'replay', 'bogus', '--dry-run'],
-          cleanEnv({ REDIS_URL: testStack().redisUrl, npm_config_userconfig: join(dir, '.npmrc') }),
-        );
+        const typed = await withNpmrc('dry-run=false\n', ['bogus', '--dry-run']);
         expect(typed.code).to.equal(2);
         expect(typed.stderr).to.include('npm took --dry-run');
       } finally {

@@ -156,19 +156,14 @@ export async function migrate(
           }
           break;
         } catch (error) {
-          const code = (error as { code?: unknown }).code;
-          if (code === LOCK_NOT_AVAILABLE || (typeof code === 'string' && ROLLED_BACK_FOR_OTHERS.has(code))) {
+          const code = String((error as { code?: unknown }).code);
+          const rolledBack = ROLLED_BACK_FOR_OTHERS.has(code);
+          if (code === LOCK_NOT_AVAILABLE || rolledBack) {
+            const again = { version, name, attempt, retryInMs: pauseMs };
             tell(
-              code === LOCK_NOT_AVAILABLE
-                ? { kind: 'lock-wait', version, name, attempt, retryInMs: pauseMs }
-                : {
-                    kind: 'retry',
-                    version,
-                    name,
-                    attempt,
-                    retryInMs: pauseMs,
-                    reason: (error as Error).message,
-                  },
+              rolledBack
+                ? { kind: 'retry', ...again, reason: (error as Error).message }
+                : { kind: 'lock-wait', ...again },
             );
             await setTimeout(pauseMs);
             pauseMs = Math.min(pauseMs * 2, MAX_RETRY_PAUSE_MS);
