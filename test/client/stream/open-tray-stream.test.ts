@@ -704,9 +704,11 @@ describe('openTrayStream against a scripted event stream', function () {
         const beat = setInterval(() => res.write(': hb\n\n'), 50);
         res.on('close', () => clearInterval(beat));
       });
-      const { stream } = await open(script, { idleTimeoutMs });
+      // Three times the describe's timeout: heartbeats every 50 ms in the same process as the
+      // client, where one stall of the event loop longer than the timeout would fire it first.
+      const { stream } = await open(script, { idleTimeoutMs: idleTimeoutMs * 3 });
       await stream.next('unread');
-      await new Promise((resolve) => setTimeout(resolve, idleTimeoutMs * 4));
+      await new Promise((resolve) => setTimeout(resolve, idleTimeoutMs * 3 * 3));
       expect(script.requests).to.have.lengthOf(1);
     });
   });
@@ -798,19 +800,24 @@ describe('openTrayStream against a scripted event stream', function () {
 
     it('starts again after a stream that delivered only its `unread` but stayed open reconnect.maxMs', async () => {
       const quick = { initialMs: 100, maxMs: 2_000 };
+      let endedAt = 0;
       const script = scriptedStream((res, { index }) => {
         res.writeHead(200, eventStreamHead);
         if (index !== 4) return void res.end('');
         res.write(sseEvent('unread', 'u', unread(0)));
-        setTimeout(() => res.end(), quick.maxMs + 100);
+        // A second past maxMs: the client times the stream from when it read the answer's head,
+        // which a loaded machine may do well after this handler ran.
+        setTimeout(() => {
+          endedAt = Date.now();
+          res.end();
+        }, quick.maxMs + 1_000);
       });
       await open(script, { reconnect: quick });
       await waitFor(() => script.requests.length >= 6, 15_000, 'six stream requests');
-      const at = script.requests.map((request) => request.at);
       // Started again: the first step, 50-100 ms. Four failed attempts before it: the backoff's
-      // next step would wait 800-1,600 ms. The bound between leaves room for a loaded machine's
-      // late timers (a gap of 296 ms was seen in CI against a bound of 200).
-      expect(at[5]! - at[4]! - (quick.maxMs + 100), 'the gap after the open stream').to.be.below(500);
+      // next step would wait 800-1,600 ms. The bound is that least step, which leaves room for a
+      // loaded machine's late timers (a gap of 296 ms was seen in CI against a bound of 200).
+      expect(script.requests[5]!.at - endedAt, 'the gap after the open stream').to.be.below(800);
     });
   });
 

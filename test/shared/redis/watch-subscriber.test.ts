@@ -66,8 +66,10 @@ describe('shared/redis watch-subscriber', function () {
 
   it('leaves a connection that answers alone', async () => {
     const { replaced } = await subscribe('quiet');
-    stop = watchSubscriber(subscriber!, { intervalMs: 100, timeoutMs: 500, logger: silent });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // A timeout no stall of this process's event loop reaches (its PINGs' answers wait behind one),
+    // over several of them.
+    stop = watchSubscriber(subscriber!, { intervalMs: 100, timeoutMs: 1_500, logger: silent });
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(replaced()).to.equal(0);
     expect(subscriber!.status).to.equal('ready');
   });

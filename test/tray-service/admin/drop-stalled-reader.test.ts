@@ -76,7 +76,9 @@ describe('dropStalledReader', function () {
   it('leaves a response whose reader takes it slowly but steadily', async () => {
     let droppedAt: number | undefined;
     const server = createServer((_req, res) => {
-      dropStalledReader(res, 300, () => (droppedAt = Date.now()));
+      // An idle time no stall of this process's event loop reaches: reader and server share it, and
+      // the check runs before the reads a stall held back.
+      dropStalledReader(res, 1_000, () => (droppedAt = Date.now()));
       res.end(Buffer.alloc(16 * 1024 * 1024, 'y'));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -86,7 +88,7 @@ describe('dropStalledReader', function () {
       socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
       let received = 0;
       socket.on('data', (chunk: Buffer) => (received += chunk.length));
-      // Reads for 10 ms of every 100: never nothing for the 300 ms idle time.
+      // Reads for 10 ms of every 100: never nothing for the idle time.
       socket.pause();
       const reading = setInterval(() => {
         socket.resume();
@@ -108,9 +110,11 @@ describe('dropStalledReader', function () {
   // times was judged stalled and cut off mid-row.
   it('leaves a single large write that its reader takes steadily over several idle times', async () => {
     let droppedAt: number | undefined;
-    const body = Buffer.alloc(8 * 1024 * 1024, 'z');
+    // Two and a half idle times to read at the pace below (an idle time no stall of this process's
+    // event loop reaches, as above).
+    const body = Buffer.alloc(16 * 1024 * 1024, 'z');
     const server = createServer((_req, res) => {
-      dropStalledReader(res, 500, () => (droppedAt = Date.now()));
+      dropStalledReader(res, 1_000, () => (droppedAt = Date.now()));
       res.end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -120,7 +124,7 @@ describe('dropStalledReader', function () {
       await new Promise((resolve) => socket.once('connect', resolve));
       socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
       let received = 0;
-      // One read (at most 64 KiB) every 10 ms: a steady trickle, never a 500 ms gap.
+      // One read (at most 64 KiB) every 10 ms: a steady trickle, never an idle time's gap.
       socket.on('data', (chunk: Buffer) => {
         received += chunk.length;
         socket.pause();
@@ -129,7 +133,7 @@ describe('dropStalledReader', function () {
       await new Promise((resolve) => socket.once('end', resolve).once('close', resolve));
       expect(droppedAt, 'dropped while reading').to.equal(undefined);
       expect(received, 'whole body and headers').to.be.above(body.length);
-      expect(Date.now() - started, 'taken over several idle times').to.be.above(1_000);
+      expect(Date.now() - started, 'taken over several idle times').to.be.above(2_000);
     } finally {
       socket.destroy();
       server.closeAllConnections();

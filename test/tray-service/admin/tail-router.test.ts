@@ -113,13 +113,14 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
   });
 
   it("ends at the expiry of the admin JWT it was opened with (bearer, or a session's)", async () => {
-    const jwt = await adminJwt('ops-ana', '2s');
+    // Seconds enough to open both tails on a loaded machine before it expires.
+    const jwt = await adminJwt('ops-ana', '4s');
     const bearer = await tail({ Authorization: `Bearer ${jwt}` });
     const session = await tail({ Cookie: await signIn(jwt) });
     const started = Date.now();
-    expect(await endsWithin(bearer, 5_000)).to.equal(true);
+    expect(await endsWithin(bearer, 7_000)).to.equal(true);
     expect(await endsWithin(session, 1_000)).to.equal(true);
-    expect(Date.now() - started).to.be.below(4_000);
+    expect(Date.now() - started).to.be.below(6_000);
   });
 
   describe('tails per admin (ADMIN_TAILS_PER_ADMIN), not one pool for all', () => {

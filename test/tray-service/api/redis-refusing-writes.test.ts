@@ -99,14 +99,13 @@ describe('tray API readiness while Redis refuses writes or is out of reach', fun
       expect(res.body.status).to.equal('degraded');
       expect(res.body.checks.redis.ok).to.equal(false);
       expect(res.body.checks.storage.ok).to.equal(true);
+      const authorization = await bearer('u-no-redis');
       for (const path of ['/notifications/v3/history', '/notifications/v3']) {
         const asked = Date.now();
-        await request(app)
-          .get(path)
-          .set('Authorization', await bearer('u-no-redis'))
-          .expect(200);
-        // The shared rate limits fall back to the instance's own without waiting on Redis.
-        expect(Date.now() - asked, path).to.be.below(500);
+        await request(app).get(path).set('Authorization', authorization).expect(200);
+        // The shared rate limits fall back to the instance's own without waiting on Redis: short of
+        // the budget a call to Redis would wait (REDIS_CALL_BUDGET_MS, a second).
+        expect(Date.now() - asked, path).to.be.below(900);
       }
     } finally {
       unreachable.disconnect();

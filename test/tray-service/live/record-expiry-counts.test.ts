@@ -27,8 +27,9 @@ describe('live streams and records that expire', function () {
     const { base } = tray.instance(0);
     const opened = Date.now();
     await seedRecords(tray.worker.storage, [
-      { userId: user, targetId: 'p-first', lastUpdate: opened - RETENTION_MS + 2_000 },
-      { userId: user, targetId: 'p-second', lastUpdate: opened - RETENTION_MS + 4_000 },
+      // Seconds apart, and the first late enough for the stream to open before it on a loaded machine.
+      { userId: user, targetId: 'p-first', lastUpdate: opened - RETENTION_MS + 5_000 },
+      { userId: user, targetId: 'p-second', lastUpdate: opened - RETENTION_MS + 8_000 },
       { userId: user, targetId: 'p-fresh' },
     ]);
     const stream = await openSse(`${base}${STREAM}`, { Authorization: await bearer(user) });
@@ -36,10 +37,10 @@ describe('live streams and records that expire', function () {
     expect(unreadOf(await stream.next(named('unread')))).to.equal(3);
     const counted = (count: number) => (event: SseEvent) =>
       event.event === 'unread' && unreadOf(event) === count;
-    await stream.next(counted(2), { timeoutMs: 6_000 });
-    expect(Date.now() - opened).to.be.within(2_000, 4_500);
-    await stream.next(counted(1), { timeoutMs: 6_000 });
-    expect(Date.now() - opened).to.be.within(4_000, 6_500);
+    await stream.next(counted(2), { timeoutMs: 9_000 });
+    expect(Date.now() - opened).to.be.within(5_000, 7_500);
+    await stream.next(counted(1), { timeoutMs: 9_000 });
+    expect(Date.now() - opened).to.be.within(8_000, 10_500);
     const v3 = await request(base)
       .get('/notifications/v3')
       .set('Authorization', await bearer(user));
