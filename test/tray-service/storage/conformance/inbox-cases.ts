@@ -193,6 +193,43 @@ conformanceCase(
 );
 
 conformanceCase(
+  'inbox: a late action of an actor counted at a later one leaves the record read and archived; one before every counted action brings it back',
+  async (context) => {
+    // Ana's comment record: Cy at minute 1 (seeded), Gus at 3, Cy again at 4.
+    const { tray, ana, comment } = await seeded(context);
+    const post = { postId: context.id('p-1'), owner: ana };
+    await tray.personal(
+      [
+        aComment(context.id('u-gus'), post, { id: context.id('cm-g3'), at: at(3) }),
+        aComment(context.id('u-cy'), post, { id: context.id('cm-c4'), at: at(4) }),
+      ],
+      NOW + 1,
+    );
+    await both(tray, context, { kind: 'markAllRead', userId: ana, now: NOW + 2 });
+    await both(tray, context, { kind: 'archive', userId: ana, ids: [comment], now: NOW + 2 });
+    const state = async (now: number) => {
+      const [record] = await context.storage.records.byKeys(ana, [comment], now);
+      return { hasRead: record?.hasRead, isSeen: record?.isSeen, archived: record?.archivedAt !== null };
+    };
+    // Cy at minute 2, delivered late: Cy stays counted once, at minute 4. No new action.
+    await tray.personal(
+      [aComment(context.id('u-cy'), post, { id: context.id('cm-c2'), at: at(2) })],
+      NOW + 3,
+    );
+    await expectInbox(tray, context, 'u-ana', NOW + 3);
+    expect(await state(NOW + 3)).to.deep.equal({ hasRead: true, isSeen: true, archived: true });
+    // Gus at minute 0, before every action the record counts: its first counted action moves back.
+    await tray.personal(
+      [aComment(context.id('u-gus'), post, { id: context.id('cm-g0'), at: at(0) })],
+      NOW + 4,
+    );
+    await expectInbox(tray, context, 'u-ana', NOW + 4);
+    expect(await state(NOW + 4)).to.deep.equal({ hasRead: false, isSeen: false, archived: false });
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
   'inbox: the wake-up brings due snoozes back unread and unseen at their until, and not before',
   async (context) => {
     const { tray, ana, ben, comment, reaction, bens } = await seeded(context);
