@@ -8,9 +8,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 client="${1:-$root/client}"
 rm -rf "$client/dist.next"
-if ! "$root/node_modules/.bin/tsc" -p "$client" --outDir "$client/dist.next"; then
+if ! "$root/node_modules/.bin/tsc" -p "$client" --outDir "$client/dist.next" ||
+  ! node "$root/client/scripts/rewrite-declaration-imports.ts" "$client/dist.next"; then
   rm -rf "$client/dist.next"
-  echo "build-client: tsc failed; $client/dist is left as it was" >&2
+  echo "build-client: the build failed; $client/dist is left as it was" >&2
   exit 1
 fi
 # Two renames: client/dist is missing only between them, not for a whole rm -rf.

@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,7 +77,7 @@ describe('the client package (client/package.json) packed and installed into an 
     // Built and packed from a copy of its sources: building into client/dist itself emptied each
     // file for a moment while tray services started beside this suite read them (the demo page).
     const copy = join(dir, 'client');
-    for (const part of ['package.json', 'tsconfig.json', 'src'])
+    for (const part of ['package.json', 'tsconfig.json', 'LICENSE', 'README.md', 'scripts', 'src'])
       cpSync(join(clientDir, part), join(copy, part), { recursive: true });
     // Nothing built beforehand: `npm pack` builds dist itself (prepack), as a publish from a fresh
     // clone must, with the repository's compiler.
@@ -88,6 +97,36 @@ describe('the client package (client/package.json) packed and installed into an 
   });
   after(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const installed = () => join(app, 'node_modules/@webhook-tray-kit/client');
+
+  it('carries its licence, and declarations whose imports name the .js files it ships', () => {
+    const manifest = JSON.parse(readFileSync(join(installed(), 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(manifest).to.include({ license: 'MIT', sideEffects: false });
+    expect(readFileSync(join(installed(), 'LICENSE'), 'utf8')).to.match(/^MIT License/);
+    // tsc rewrites the .ts extensions of relative imports in the JavaScript only: declarations
+    // naming ./x.ts files the package does not ship trip tools other than tsc (editors, bundlers).
+    const declarations = readdirSync(join(installed(), 'dist'), { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.d.ts'),
+    );
+    expect(declarations).to.include('index.d.ts');
+    for (const file of declarations) {
+      const text = readFileSync(join(installed(), 'dist', file), 'utf8');
+      const specifiers = [...text.matchAll(/(?:from\s*|import\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)].map(
+        (match) => match[1]!,
+      );
+      for (const specifier of specifiers) {
+        expect(specifier, `${file} imports ${specifier}`).to.match(/\.js$/);
+        expect(
+          existsSync(join(installed(), 'dist', file, '..', specifier)),
+          `${file}: ${specifier}`,
+        ).to.equal(true);
+      }
+    }
   });
 
   it('imports from plain JavaScript and calls the service', async () => {
