@@ -1,7 +1,10 @@
 import { format, resolveConfig } from 'prettier';
 import { z } from 'zod';
 import { unauthorizedCodes } from '../../tray-service/http/api-schema/error-responses.ts';
-import { trayApiSchemas } from '../../tray-service/http/api-schema/tray-api-schema.ts';
+import {
+  trayApiSchemaDirections,
+  trayApiSchemas,
+} from '../../tray-service/http/api-schema/tray-api-schema.ts';
 import { jsonSchemaToType, type JsonSchemaNode } from './json-schema-to-type.ts';
 
 /** Names that would shadow a global type in the client's modules and its users' (`Error`). */
@@ -19,10 +22,12 @@ export const clientTypesPath = new URL('../../client/src/generated/tray-api-type
 
 export async function clientTypesSource(): Promise<string> {
   const { streamEvents, ...bodies } = trayApiSchemas;
-  const declarations = Object.entries(bodies).map(([key, schema]) => declare(typeName(key), schema));
+  const declarations = Object.entries(bodies).map(([key, schema]) =>
+    declare(typeName(key), schema, trayApiSchemaDirections[key as keyof typeof bodies]),
+  );
   const eventNames = Object.keys(streamEvents);
   const events = Object.entries(streamEvents).map(([name, schema]) =>
-    declare(`StreamEventData_${name.replace(/\W/g, '_')}`, schema),
+    declare(`StreamEventData_${name.replace(/\W/g, '_')}`, schema, 'output'),
   );
   const eventMap = eventNames
     .map((name) => `  ${JSON.stringify(name)}: StreamEventData_${name.replace(/\W/g, '_')};`)
@@ -43,12 +48,8 @@ export async function clientTypesSource(): Promise<string> {
   return format(source, { ...options, filepath: clientTypesPath.pathname });
 }
 
-/** Schemas the client sends: typed as the service accepts them (before its parsing transforms). */
-const requestSchemas =
-  /Query$|^(BlockMemberBody|UnblockMemberBody|BlockListBody|ReadBody|SeenBody|ArchiveBody|IdsBody|SnoozeBody|PutMuteBody|MuteTargetInput)$/;
-
-function declare(name: string, schema: z.ZodType): string {
-  const io = requestSchemas.test(name) ? 'input' : 'output';
+/** `io`: a schema the client sends is typed as the service accepts it (trayApiSchemaDirections). */
+function declare(name: string, schema: z.ZodType, io: 'input' | 'output'): string {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchemaNode & {
     $defs?: Record<string, unknown>;
   };

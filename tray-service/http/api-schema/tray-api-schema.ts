@@ -57,6 +57,52 @@ export const trayApiSchemas = {
   readinessBody,
 };
 
+/**
+ * Which way each schema travels: `input` for what callers send (queries, request bodies), typed as
+ * the service accepts them, before its parsing transforms; `output` for what it answers. A Record
+ * over every key, so a schema added above does not type-check until it is placed here too: guessed
+ * from its name, a request typed as its parsed form would give the client wrong types unnoticed.
+ */
+export const trayApiSchemaDirections: Record<
+  Exclude<keyof typeof trayApiSchemas, 'streamEvents'>,
+  'input' | 'output'
+> = {
+  error: 'output',
+  unauthorizedBody: 'output',
+  notificationRecord: 'output',
+  historyV3Query: 'input',
+  historyV3Page: 'output',
+  historyV2Query: 'input',
+  historyV2Page: 'output',
+  unreadCountBody: 'output',
+  readBody: 'input',
+  markAllBody: 'output',
+  dataStringBody: 'output',
+  seenBody: 'input',
+  archiveBody: 'input',
+  idsBody: 'input',
+  snoozeBody: 'input',
+  updatedBody: 'output',
+  putMuteBody: 'input',
+  muteTargetInput: 'input',
+  muteTargetQuery: 'input',
+  mutesBody: 'output',
+  muteBody: 'output',
+  removedBody: 'output',
+  blockMemberBody: 'input',
+  unblockMemberBody: 'input',
+  blockListBody: 'input',
+  blockListPage: 'output',
+  blockEntry: 'output',
+  blockStatusBody: 'output',
+  checkListQuery: 'input',
+  checkListBody: 'output',
+  streamQuery: 'input',
+  streamTicketBody: 'output',
+  healthBody: 'output',
+  readinessBody: 'output',
+};
+
 /** Named components: each appears once in the document and is referenced wherever it is used. */
 const components = {
   Error: errorBody,
