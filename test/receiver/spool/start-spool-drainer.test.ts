@@ -247,7 +247,8 @@ describe('the spool drainer', () => {
         await waitFor(() => asked, 5_000, 'the drainer to hand the event to the silent Redis');
         const started = performance.now();
         await drainer.stop();
-        expect(performance.now() - started, 'stop() took').to.be.below(1_000);
+        // Not the add's 5 s budget: a loaded machine's slack, short of it.
+        expect(performance.now() - started, 'stop() took').to.be.below(3_000);
         expect(spool.depth()).to.equal(1);
         const restarted = startSpoolDrainer({
           spool,

@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { dedupeKey } from '../../../receiver/dedupe-key.ts';
 import { channelDidCreate, sign, signedHeaders } from '../../receiver/support/signed-request.ts';
 import {
+  queuedJob,
   queueFootprint,
   useListeningReceiver,
   type ListeningReceiver,
@@ -283,7 +284,7 @@ describe('POST /webhooks with hostile requests', function () {
         ]) + body,
       );
       expect(res.status).to.equal(200);
-      const job = await listening().receiver.queue.queue.getJob(dedupeKey(Buffer.from(body)));
+      const job = await queuedJob(listening().receiver, dedupeKey(Buffer.from(body)));
       expect(job, 'queued job').to.not.equal(null);
       const data = job!.data.data;
       expect(Object.hasOwn(data, '__proto__'), 'own __proto__ key').to.equal(true);
@@ -319,17 +320,25 @@ describe('POST /webhooks with hostile requests', function () {
     });
   });
 
-  describe('with many slow clients holding connections open (headers 1 s, request 2 s limits)', () => {
-    const listening = useListeningReceiver({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
-    it('still answers a valid delivery 200 within 1.5 s, cuts every slow client off and queues none of them', async () => {
+  describe('with many slow clients holding connections open (headers 3 s, request 5 s limits)', () => {
+    const listening = useListeningReceiver({ headersTimeoutMs: 3_000, requestTimeoutMs: 5_000 });
+    it('still answers a valid delivery 200 while they hold on, cuts every slow client off and queues none of them', async () => {
       const sockets: Socket[] = [];
       const closed: Promise<void>[] = [];
+      let firstCut: number | undefined;
       const slowBodies: string[] = [];
       for (let n = 0; n < 40; n += 1) {
         const socket = connect({ port: listening().port, host: '127.0.0.1' });
         sockets.push(socket);
         socket.on('error', () => undefined);
-        closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+        closed.push(
+          new Promise((resolve) =>
+            socket.once('close', () => {
+              firstCut ??= performance.now();
+              resolve();
+            }),
+          ),
+        );
         const body = freshBody('slow');
         slowBodies.push(body);
         const head = requestHead('/webhooks', [
@@ -352,8 +361,13 @@ describe('POST /webhooks with hostile requests', function () {
           body: ok,
         });
         expect(res.status).to.equal(200);
-        expect(performance.now() - started, 'answer time in ms').to.be.below(1_500);
-        // Bounded: the server's limits (2 s + a 1 s sweep) must close them long before mocha's timeout.
+        // Answered while every slow client still held its connection: a server they block answers
+        // only once its limits cut them off, seconds later. Timed against that, not against the
+        // clock, which a loaded machine's scheduling adds to.
+        const answeredAt = performance.now();
+        expect(firstCut, 'a slow client cut off before the answer').to.equal(undefined);
+        expect(answeredAt - started, 'answer time in ms').to.be.below(3_000);
+        // Bounded: the server's limits (5 s + a 1 s sweep) must close them long before mocha's timeout.
         await Promise.all(closed);
       } finally {
         clearInterval(timer);

@@ -7,7 +7,7 @@ import { httpPost } from '../support/raw-http.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
 import { dedupeKey } from '../../../receiver/dedupe-key.ts';
 import { channelDidCreate, sign, signedHeaders } from '../../receiver/support/signed-request.ts';
-import { queueFootprint, useListeningReceiver } from '../support/listening-receiver.ts';
+import { queuedJob, queueFootprint, useListeningReceiver } from '../support/listening-receiver.ts';
 
 /** Runs per property: enough to find header/body edge cases, cheap enough for a shared 2-core box. */
 const numRuns = Number(process.env.RELIABILITY_RUNS ?? 1000);
@@ -151,7 +151,7 @@ describe('receiver properties (fast-check, real Redis queue)', function () {
           expect(res.status, raw.toString()).to.equal(200);
           const id = dedupeKey(raw);
           expectedJobs.add(id);
-          const job = await listening().receiver.queue.queue.getJob(id);
+          const job = await queuedJob(listening().receiver, id);
           expect(job, `job for ${raw.toString()}`).to.not.equal(null);
           expect(JSON.stringify(job!.data.data)).to.equal(JSON.stringify((parsed as { data: unknown }).data));
           expect(job!.data.event).to.equal((parsed as { event: string }).event);
@@ -229,7 +229,7 @@ describe('receiver properties (fast-check, real Redis queue)', function () {
             trimmed.every(wellFormed) &&
             [frankfurt, `::ffff:${frankfurt}`, '::ffff:37f:6a8d'].includes(client?.toLowerCase() ?? '');
           expect(res.status, `X-Forwarded-For: ${entries.join(', ')}`).to.equal(allowed ? 200 : 403);
-          const job = await listening().receiver.queue.queue.getJob(dedupeKey(raw));
+          const job = await queuedJob(listening().receiver, dedupeKey(raw));
           expect(job !== null, 'queued iff accepted').to.equal(res.status === 200);
         }),
         { numRuns },

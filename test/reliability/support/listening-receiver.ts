@@ -55,3 +55,18 @@ export async function queueFootprint(receiver: TestReceiver): Promise<{ jobs: st
   const marks = await receiver.queue.client.keys(dedupeMarkKey(receiver.prefix, '*'));
   return { jobs, marks: marks.sort() };
 }
+
+/**
+ * The queued job of an accepted event, or null when there is none. An event the receiver spooled
+ * (a call to Redis past the test receiver's short budget, on a loaded machine) was answered 200
+ * before it was queued: the drainer queues it moments later, so the spool's drain is waited for
+ * (5 s at most) before the queue is asked again.
+ */
+export async function queuedJob(receiver: TestReceiver, id: string) {
+  const job = await receiver.queue.queue.getJob(id);
+  if (job !== null || receiver.spool.depth() === 0) return job;
+  const until = Date.now() + 5_000;
+  while (receiver.spool.depth() > 0 && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  return receiver.queue.queue.getJob(id);
+}

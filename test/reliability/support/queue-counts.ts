@@ -14,13 +14,23 @@ export async function queueCounts(redisUrl: RedisTarget, prefix: string): Promis
   const redis = createRedis(redisUrl, { maxRetriesPerRequest: 3 });
   const base = `${prefix}:${WEBHOOK_QUEUE_NAME}`;
   try {
-    const [wait, active, delayed, failed, completed] = await Promise.all([
-      redis.llen(`${base}:wait`),
-      redis.llen(`${base}:active`),
-      redis.zcard(`${base}:delayed`),
-      redis.zcard(`${base}:failed`),
-      redis.zcard(`${base}:completed`),
-    ]);
+    // One transaction: read one by one, a job moving between the lists (a delay's end, a stalled
+    // job put back) between two reads was counted in neither, and a queue still working read empty.
+    const replies = await redis
+      .multi()
+      .llen(`${base}:wait`)
+      .llen(`${base}:active`)
+      .zcard(`${base}:delayed`)
+      .zcard(`${base}:failed`)
+      .zcard(`${base}:completed`)
+      .exec();
+    const [wait = 0, active = 0, delayed = 0, failed = 0, completed = 0] = (replies ?? []).map(
+      ([error, count]) => {
+        if (error) throw error;
+        return Number(count);
+      },
+    );
+    if (replies?.length !== 5) throw new Error('the queue counts transaction was discarded');
     return { pending: wait + active + delayed, failed, completed };
   } finally {
     redis.disconnect();
