@@ -1,13 +1,14 @@
 import { hash } from 'node:crypto';
 import { verifiedUntil, type TokenVerifier, type VerifiedToken } from './create-token-verifier.ts';
+import { refusedForGood } from './refused-for-good.ts';
 
 export interface VerifiedTokenCacheOptions {
-  /** Most verifications kept; the oldest is forgotten first. */
+  /** Most verifications kept, and most refusals apart from them; the oldest is forgotten first. */
   maxEntries?: number;
   /**
    * Longest a verification is reused, however long the token is valid: a key withdrawn from a
    * JWKS (JWT_JWKS_URL) stops being honoured for cached tokens at most this much after the key set
-   * is fetched again without it (JWKS_CACHE_MAX_AGE_MS).
+   * is fetched again without it (JWKS_CACHE_MAX_AGE_MS). A refusal is kept as long.
    */
   maxAgeMs?: number;
   /** Epoch ms; tests pin it. */
@@ -24,8 +25,12 @@ const DEFAULT_MAX_AGE_MS = 60_000;
  * of the token and a map look-up take microseconds. The result is the very one the verifier gave,
  * so the caller, `exp` and every other claim are as verified.
  *
- * - Only successes are kept: a forged, expired or unknown token is verified and refused every
- *   time (counted as a failed authentication unless its signature verified: is-token-guess.ts).
+ * - A refusal is kept only when the token would be refused whenever it is sent (refused-for-good.ts:
+ *   signed, but expired or of another audience): an app stuck sending an expired token, on every
+ *   poll of every user after its token service failed, cost a signature check per call, and such
+ *   a token is no guess that the failed-authentication limit counts. A forged token is verified,
+ *   and counted against its address (is-token-guess.ts), every time; one not valid yet too. Kept
+ *   apart from the successes, so refusals never push a verification out.
  * - An entry ends at `exp` (as jose counts it: valid while now < exp), or when the token becomes
  *   older than a maximum token age if that comes first, and no later than `maxAgeMs` after the
  *   verification.
@@ -40,6 +45,12 @@ export function cacheVerifiedTokens(
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const now = options.now ?? Date.now;
   const entries = new Map<string, { verified: VerifiedToken; until: number }>();
+  const refusals = new Map<string, { refusal: unknown; until: number }>();
+  /** Map keeps insertion order: the first key is the oldest, dropped when full. */
+  const keep = <T>(map: Map<string, T>, key: string, entry: T) => {
+    if (map.size >= maxEntries) map.delete(map.keys().next().value as string);
+    map.set(key, entry);
+  };
 
   return async (token) => {
     const key = hash('sha256', token, 'base64url');
@@ -48,14 +59,22 @@ export function cacheVerifiedTokens(
       if (now() < hit.until) return hit.verified;
       entries.delete(key);
     }
-    const verified = await verify(token);
+    const refused = refusals.get(key);
+    if (refused) {
+      if (now() < refused.until) throw refused.refusal;
+      refusals.delete(key);
+    }
+    let verified: VerifiedToken;
+    try {
+      verified = await verify(token);
+    } catch (error) {
+      if (refusedForGood(error)) keep(refusals, key, { refusal: error, until: now() + maxAgeMs });
+      throw error;
+    }
     const acceptedUntil = verifiedUntil(verified);
     const at = now();
-    if (acceptedUntil !== undefined && acceptedUntil > at) {
-      // Map keeps insertion order: the first key is the oldest, dropped when full.
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(key, { verified, until: Math.min(acceptedUntil, at + maxAgeMs) });
-    }
+    if (acceptedUntil !== undefined && acceptedUntil > at)
+      keep(entries, key, { verified, until: Math.min(acceptedUntil, at + maxAgeMs) });
     return verified;
   };
 }

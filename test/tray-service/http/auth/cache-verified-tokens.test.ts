@@ -68,7 +68,7 @@ describe('cacheVerifiedTokens', () => {
     expect(calls).to.have.length(2);
   });
 
-  it('never keeps a refusal: a bad token is verified, and refused, on every call', async () => {
+  it('keeps no refusal of a token it cannot tell is signed: a forged one is verified, and refused, on every call', async () => {
     const inner = countingVerifier();
     const verify = cacheVerifiedTokens(inner.verify, { now });
     await expect(verify('forged')).to.be.rejectedWith(AppError, 'signature is invalid');
@@ -128,6 +128,73 @@ describe('cacheVerifiedTokens', () => {
       expect((await verify(token)).userId).to.equal('user-1');
       await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 10));
       await expect(verify(token)).to.be.rejectedWith(AppError, 'token has expired');
+    });
+
+    /** The real verifier, counting the tokens it is asked to verify; the cache's clock is `now`. */
+    const countingReal = () => {
+      const real = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
+      const calls: string[] = [];
+      const counted: TokenVerifier = (token) => {
+        calls.push(token);
+        return real(token);
+      };
+      return { calls, verify: cacheVerifiedTokens(counted, { now, maxAgeMs: 60_000 }) };
+    };
+    const signed = (claims: { exp: number; nbf?: number; aud?: string }) => {
+      const jwt = new SignJWT(claims.aud === undefined ? {} : { aud: claims.aud })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('user-1')
+        .setExpirationTime(claims.exp);
+      return (claims.nbf === undefined ? jwt : jwt.setNotBefore(claims.nbf)).sign(
+        new TextEncoder().encode(TEST_SECRET),
+      );
+    };
+    const seconds = () => Math.floor(Date.now() / 1000);
+
+    // An app stuck sending an expired token (every poll of every user after a token service outage)
+    // cost a signature check per call, with no limit: its signature verified, so it is no guess.
+    it('verifies a token refused for good (expired) once, and refuses it again from memory for maxAgeMs', async () => {
+      const { calls, verify } = countingReal();
+      const token = await signed({ exp: seconds() - 60 });
+      for (let n = 0; n < 3; n += 1)
+        await expect(verify(token)).to.be.rejectedWith(AppError, 'token has expired');
+      expect(calls).to.have.lengthOf(1);
+      clock += 60_000;
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token has expired');
+      expect(calls).to.have.lengthOf(2);
+    });
+
+    it('keeps the refusal of a signed token naming a refused audience too', async () => {
+      const real = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET, JWT_AUDIENCE: 'tray' }));
+      const calls: string[] = [];
+      const verify = cacheVerifiedTokens(
+        (token) => {
+          calls.push(token);
+          return real(token);
+        },
+        { now },
+      );
+      const token = await signed({ exp: seconds() + 3_600, aud: 'another-app' });
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
+      expect(calls).to.have.lengthOf(1);
+    });
+
+    it('verifies a token not valid yet (nbf ahead: an issuer whose clock runs ahead) on every call', async () => {
+      const { calls, verify } = countingReal();
+      const token = await signed({ exp: seconds() + 3_600, nbf: seconds() + 600 });
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "nbf" is invalid');
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "nbf" is invalid');
+      expect(calls).to.have.lengthOf(2);
+    });
+
+    it('verifies a forged token on every call (counted against its address instead)', async () => {
+      const { calls, verify } = countingReal();
+      const [header, payload] = (await tokenFor('user-1')).split('.');
+      const forged = `${header}.${payload}.${Buffer.from('not the signature').toString('base64url')}`;
+      await expect(verify(forged)).to.be.rejectedWith(AppError, 'signature is invalid');
+      await expect(verify(forged)).to.be.rejectedWith(AppError, 'signature is invalid');
+      expect(calls).to.have.lengthOf(2);
     });
 
     it('still refuses a tampered copy of a cached token', async () => {
