@@ -310,7 +310,8 @@ async function main(): Promise<number> {
           sql.query(
             `SELECT user_id FROM tray_memberships WHERE community_id = 'c0' AND from_at <= $1 AND $1 < to_at
              AND user_id > 'u5000' ORDER BY user_id LIMIT 51`,
-            [now],
+            // Members at the post's time, as the detail's count above and the use case date them.
+            [Date.parse(String((bigEvent.data.post as { createdAt: string }).createdAt))],
           ),
       },
       {

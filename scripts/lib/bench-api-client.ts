@@ -8,6 +8,7 @@
 // paths up; they are not counted.
 import { Agent, request } from 'node:http';
 import pg from 'pg';
+import { POSTGRES_SESSION_OPTIONS } from '../../tray-service/storage/postgres/connect-postgres.ts';
 import type { PlainStatement } from './bench-api-plain.ts';
 
 /** One measured call: an API request and the plain statements it stands on. */
@@ -128,7 +129,12 @@ function checkAnswer(call: BenchCall, body: string, rows: pg.QueryResultRow[][],
 async function run(job: BenchClientJob): Promise<BenchClientSamples> {
   // One connection per statement a call runs together, as the API's pool gives its counts.
   const width = Math.max(...job.calls.map((call) => call.statements.length));
-  const sql = new pg.Pool({ connectionString: job.databaseUrl, max: width });
+  // The service's session settings (jit=off), as the floor's pool in bench-api.ts has them.
+  const sql = new pg.Pool({
+    connectionString: job.databaseUrl,
+    options: POSTGRES_SESSION_OPTIONS,
+    max: width,
+  });
   // The bench stops its server when it ends, maybe before this pool has closed.
   sql.on('error', () => undefined);
   const headers = { authorization: `Bearer ${job.token}` };
