@@ -7,9 +7,13 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 client="${1:-$root/client}"
+# The Node the project pins (npm puts it first on PATH; run directly, the machine's may be older
+# than one that runs TypeScript).
+node_bin="$root/node_modules/.bin/node"
+[ -x "$node_bin" ] || node_bin=node
 rm -rf "$client/dist.next"
-if ! "$root/node_modules/.bin/tsc" -p "$client" --outDir "$client/dist.next" ||
-  ! node "$root/client/scripts/rewrite-declaration-imports.ts" "$client/dist.next"; then
+if ! "$node_bin" "$root/node_modules/typescript/bin/tsc" -p "$client" --outDir "$client/dist.next" ||
+  ! "$node_bin" "$root/client/scripts/rewrite-declaration-imports.ts" "$client/dist.next"; then
   rm -rf "$client/dist.next"
   echo "build-client: the build failed; $client/dist is left as it was" >&2
   exit 1
