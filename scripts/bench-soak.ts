@@ -220,25 +220,21 @@ runCli(async () => {
     const began = performance.now();
     const totalMs = numbers.minutes * 60_000;
     const minutes: SoakMinute[] = [];
+    // Runs beside the load, not in its way: the minute's counts are taken and reset at once, then
+    // the processes' metrics are read while sends go on (awaited in the send loop, a report held
+    // the sends due meanwhile and let them go in one burst, which each minute's ack p99 then met).
     const report = async (minute: number) => {
-      const texts = await Promise.all(ports.map(metricsText));
-      const row: SoakMinute = {
-        minute,
+      const counts = {
         sent,
         non200,
         rssMb: [receiver, ...trays].map((child) => residentMb(child.pid ?? 0)),
-        heapMb: texts.map((text) => gauge(text, 'nodejs_heap_size_used_bytes', 1 / 1_048_576)),
-        loopP99Ms: texts.map((text) => gauge(text, 'nodejs_eventloop_lag_p99_seconds', 1_000)),
         ackP99Ms: p99Tenths(ackTimes),
         apiP99Ms: p99Tenths(apiTimes),
         apiCalls: apiTimes.length,
         apiFailed,
         lagP99Ms: p99Tenths(lags),
         lagCount: lags.length,
-        ...(await bare.take()),
       };
-      minutes.push(row);
-      process.stdout.write(`${JSON.stringify(row)}\n`);
       ackTimes = [];
       apiTimes = [];
       apiFailed = 0;
@@ -249,7 +245,18 @@ runCli(async () => {
       // bench's own memory does not grow; they show as a falling lagCount.
       const old = performance.now() - 60_000;
       for (const [id, at] of acked) if (at < old) acked.delete(id);
+      const texts = await Promise.all(ports.map(metricsText));
+      const row: SoakMinute = {
+        minute,
+        ...counts,
+        heapMb: texts.map((text) => gauge(text, 'nodejs_heap_size_used_bytes', 1 / 1_048_576)),
+        loopP99Ms: texts.map((text) => gauge(text, 'nodejs_eventloop_lag_p99_seconds', 1_000)),
+        ...(await bare.take()),
+      };
+      minutes.push(row);
+      process.stdout.write(`${JSON.stringify(row)}\n`);
     };
+    const reports: Promise<void>[] = [];
     process.stdout.write(
       `soak: ${numbers.minutes} min at ${numbers.rate}/s, ${numbers.streams} streams, ${numbers.readers} readers; ` +
         `rss, heap used and loop delay per process: [receiver, tray 1, tray 2]; baseline (bare): the ` +
@@ -260,7 +267,10 @@ runCli(async () => {
       const due = began + (i * 1000) / numbers.rate;
       if (due - began >= totalMs) break;
       if (due - began >= minute * 60_000) {
-        await report(minute);
+        const reported = report(minute);
+        // Awaited after the load; handled now, so a failure is no unhandled rejection meanwhile.
+        reported.catch(() => undefined);
+        reports.push(reported);
         minute += 1;
       }
       const wait = due - performance.now();
@@ -292,6 +302,7 @@ runCli(async () => {
       void send.finally(() => sends.delete(send));
     }
     await Promise.all(sends);
+    await Promise.all(reports);
     await report(numbers.minutes);
     stopped = true;
     await Promise.all(readers);
