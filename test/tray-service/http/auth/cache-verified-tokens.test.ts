@@ -131,8 +131,10 @@ describe('cacheVerifiedTokens', () => {
     });
 
     /** The real verifier, counting the tokens it is asked to verify; the cache's clock is `now`. */
-    const countingReal = () => {
-      const real = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
+    const countingReal = (audience?: string) => {
+      const real = createTokenVerifier(
+        resolveJwtConfig({ JWT_SECRET: TEST_SECRET, ...(audience ? { JWT_AUDIENCE: audience } : {}) }),
+      );
       const calls: string[] = [];
       const counted: TokenVerifier = (token) => {
         calls.push(token);
@@ -164,16 +166,8 @@ describe('cacheVerifiedTokens', () => {
       expect(calls).to.have.lengthOf(2);
     });
 
-    it('keeps the refusal of a signed token naming a refused audience too', async () => {
-      const real = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET, JWT_AUDIENCE: 'tray' }));
-      const calls: string[] = [];
-      const verify = cacheVerifiedTokens(
-        (token) => {
-          calls.push(token);
-          return real(token);
-        },
-        { now },
-      );
+    it('keeps the refusal of a signed token of another audience (JWT_AUDIENCE) too', async () => {
+      const { calls, verify } = countingReal('tray');
       const token = await signed({ exp: seconds() + 3_600, aud: 'another-app' });
       await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
       await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
