@@ -209,15 +209,17 @@ try {
   }
   const recordShaped = (userId: string, at: number) => ({
     userId,
+    group: 'comment_p',
     box: 'inbox',
     hasRead: false,
     isSeen: false,
+    snoozedUntil: null,
     lastUpdate: at,
     unreadAt: at,
     changedAt: at,
-    expiresAt: at + 90 * 86_400_000,
+    expiresAt: new Date(at + 90 * 86_400_000),
     verb: 'comment',
-    actors: [{ id: 'a', name: 'A', image: 'x'.repeat(100) }],
+    actors: [{ userId: 'a', name: 'A', image: 'x'.repeat(100) }],
     text: 'x'.repeat(200),
   });
   async function bare(write: (index: number) => Promise<unknown>): Promise<number> {
