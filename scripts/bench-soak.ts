@@ -67,6 +67,9 @@ function trendRule(series: readonly number[], kind: 'rss' | 'latency'): { rise: 
 async function metricsText(port: number): Promise<string> {
   return fetch(`http://127.0.0.1:${port}/metrics`, {
     headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+    // A process whose event loop hangs answers nothing: its minute shows no figures, and the next
+    // report is not kept waiting for minutes.
+    signal: AbortSignal.timeout(10_000),
   }).then(
     (res) => res.text(),
     () => '',
@@ -220,10 +223,11 @@ runCli(async () => {
     const began = performance.now();
     const totalMs = numbers.minutes * 60_000;
     const minutes: SoakMinute[] = [];
-    // Runs beside the load, not in its way: the minute's counts are taken and reset at once, then
-    // the processes' metrics are read while sends go on (awaited in the send loop, a report held
-    // the sends due meanwhile and let them go in one burst, which each minute's ack p99 then met).
-    const report = async (minute: number) => {
+    // Beside the load, not in its way: the minute's counts are taken and reset at once (takeCounts),
+    // then the processes' metrics are read while sends go on (report): awaited in the send loop, a
+    // report held the sends due meanwhile and let them go in one burst, which each minute's ack p99
+    // then met. Reports run one after another, so rows stay in minute order.
+    const takeCounts = () => {
       const counts = {
         sent,
         non200,
@@ -245,6 +249,9 @@ runCli(async () => {
       // bench's own memory does not grow; they show as a falling lagCount.
       const old = performance.now() - 60_000;
       for (const [id, at] of acked) if (at < old) acked.delete(id);
+      return counts;
+    };
+    const report = async (minute: number, counts: ReturnType<typeof takeCounts>) => {
       const texts = await Promise.all(ports.map(metricsText));
       const row: SoakMinute = {
         minute,
@@ -256,7 +263,8 @@ runCli(async () => {
       minutes.push(row);
       process.stdout.write(`${JSON.stringify(row)}\n`);
     };
-    const reports: Promise<void>[] = [];
+    let reporting = Promise.resolve();
+    let reportFailed: { error: unknown } | undefined;
     process.stdout.write(
       `soak: ${numbers.minutes} min at ${numbers.rate}/s, ${numbers.streams} streams, ${numbers.readers} readers; ` +
         `rss, heap used and loop delay per process: [receiver, tray 1, tray 2]; baseline (bare): the ` +
@@ -266,11 +274,15 @@ runCli(async () => {
     for (let i = 0, minute = 1; ; i += 1) {
       const due = began + (i * 1000) / numbers.rate;
       if (due - began >= totalMs) break;
+      // A report that failed (a process gone) ends the run at once, not after the load.
+      if (reportFailed) throw reportFailed.error;
       if (due - began >= minute * 60_000) {
-        const reported = report(minute);
-        // Awaited after the load; handled now, so a failure is no unhandled rejection meanwhile.
-        reported.catch(() => undefined);
-        reports.push(reported);
+        const counts = takeCounts();
+        const reported = minute;
+        reporting = reporting.then(() => report(reported, counts));
+        reporting.catch((error: unknown) => {
+          reportFailed ??= { error };
+        });
         minute += 1;
       }
       const wait = due - performance.now();
@@ -302,8 +314,8 @@ runCli(async () => {
       void send.finally(() => sends.delete(send));
     }
     await Promise.all(sends);
-    await Promise.all(reports);
-    await report(numbers.minutes);
+    await reporting;
+    await report(numbers.minutes, takeCounts());
     stopped = true;
     await Promise.all(readers);
 
