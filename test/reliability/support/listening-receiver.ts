@@ -4,6 +4,7 @@ import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { dedupeMarkKey } from '../../../receiver/store/enqueue-once.ts';
 import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import {
   queuedJobIds,
@@ -66,7 +67,6 @@ export async function queuedJob(receiver: TestReceiver, id: string) {
   const job = await receiver.queue.queue.getJob(id);
   if (job !== null || receiver.spool.depth() === 0) return job;
   const until = Date.now() + 5_000;
-  while (receiver.spool.depth() > 0 && Date.now() < until)
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  while (receiver.spool.depth() > 0 && Date.now() < until) await sleep(20);
   return receiver.queue.queue.getJob(id);
 }

@@ -51,19 +51,20 @@ export function cacheVerifiedTokens(
     if (map.size >= maxEntries) map.delete(map.keys().next().value as string);
     map.set(key, entry);
   };
+  /** The entry of `key` while it lasts; an expired one is forgotten. */
+  const fresh = <T extends { until: number }>(map: Map<string, T>, key: string) => {
+    const entry = map.get(key);
+    if (entry && now() < entry.until) return entry;
+    if (entry) map.delete(key);
+    return undefined;
+  };
 
   return async (token) => {
     const key = hash('sha256', token, 'base64url');
-    const hit = entries.get(key);
-    if (hit) {
-      if (now() < hit.until) return hit.verified;
-      entries.delete(key);
-    }
-    const refused = refusals.get(key);
-    if (refused) {
-      if (now() < refused.until) throw refused.refusal;
-      refusals.delete(key);
-    }
+    const hit = fresh(entries, key);
+    if (hit) return hit.verified;
+    const refused = fresh(refusals, key);
+    if (refused) throw refused.refusal;
     let verified: VerifiedToken;
     try {
       verified = await verify(token);
