@@ -150,10 +150,11 @@ fi
 stop_noted_services
 
 # 6. The client package's JavaScript (client/dist, built by tsc): the demo page loads it as ES
-#    modules from the tray service. Rebuilt when a source is newer than the build, whole or not at
-#    all (scripts/build-client.sh), so a build cut short is never taken for a finished one.
+#    modules from the tray service. Rebuilt when a source or a build script is newer than the
+#    build, whole or not at all (scripts/build-client.sh), so a build cut short is never taken for
+#    a finished one.
 if [ ! -f client/dist/stream/index.js ] \
-  || [ -n "$(find client/src client/tsconfig.json -newer client/dist/stream/index.js -print -quit)" ]; then
+  || [ -n "$(find client/src client/scripts client/tsconfig.json scripts/build-client.sh -newer client/dist/stream/index.js -print -quit)" ]; then
   say "building the client package (client/dist)"
   bash scripts/build-client.sh
 fi

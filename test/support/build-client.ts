@@ -6,12 +6,22 @@ let built: Promise<void> | undefined;
 
 const clientDir = join(repoRoot, 'client');
 
-/** The newest modification time of the client's sources and its tsconfig.json. */
+/**
+ * The newest modification time of what the build reads: the client's sources, its tsconfig.json,
+ * its build scripts (the declaration rewrite runs after tsc) and scripts/build-client.sh.
+ */
 function newestSource(): number {
-  const sources = readdirSync(join(clientDir, 'src'), { recursive: true, encoding: 'utf8' }).map((file) =>
-    join(clientDir, 'src', file),
-  );
-  return Math.max(...[join(clientDir, 'tsconfig.json'), ...sources].map((file) => statSync(file).mtimeMs));
+  const inFolder = (folder: string): string[] =>
+    readdirSync(join(clientDir, folder), { recursive: true, encoding: 'utf8' }).map((file) =>
+      join(clientDir, folder, file),
+    );
+  const inputs = [
+    join(clientDir, 'tsconfig.json'),
+    join(repoRoot, 'scripts', 'build-client.sh'),
+    ...inFolder('src'),
+    ...inFolder('scripts'),
+  ];
+  return Math.max(...inputs.map((file) => statSync(file).mtimeMs));
 }
 
 /** Whether client/dist was built after the last change to its sources (setup.sh's test too). */
