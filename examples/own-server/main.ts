@@ -37,6 +37,10 @@ const server = await startOwnServer(
     host,
     path: config.WEBHOOK_PATH,
     maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
+    // The sender only sees a 503 and delivers again; the reason is printed here.
+    onFailed: ({ error, event }) => {
+      process.stderr.write(`${event.webhook} ${event.event} ${event.key} failed: ${error.message}\n`);
+    },
   },
   handle,
 ).catch((error: unknown) => {

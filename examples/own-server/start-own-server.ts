@@ -42,6 +42,11 @@ export interface OwnServerOptions {
   readonly host?: string;
   readonly path?: string;
   readonly maxBodyBytes?: number;
+  /**
+   * Told when `handle` throws, with the error and the event: the sender only sees a 503 and
+   * delivers again, so this is where the reason goes (a log line, an alert).
+   */
+  readonly onFailed?: (failure: { readonly error: Error; readonly event: VerifiedEvent }) => void;
 }
 
 export interface RunningOwnServer {
@@ -56,7 +61,7 @@ export interface RunningOwnServer {
  * (signature, envelope; docs/receiver.md#verifying-in-your-own-http-server). It answers a
  * refusal as the receiver does, acknowledges a legacy duplicate without handing it on, and hands
  * each accepted event to `handle` before answering 200. If `handle` throws, the answer is
- * 503 and the sender delivers again later. Rejects with Node's listen error (its `code`, e.g.
+ * 503 and the sender delivers again later; `onFailed` is told why. Rejects with Node's listen error (its `code`, e.g.
  * EADDRINUSE) when the port cannot be bound.
  */
 export async function startOwnServer(
@@ -103,10 +108,13 @@ export async function startOwnServer(
     const verdict = decider.judge(body, req.headers);
     if (verdict.verdict === 'refuse') return refuse(res, new AppError(verdict.kind, verdict.message));
     const { webhook, scheme, envelope, dedupeKey: key } = verdict;
+    // The envelope check has scanned this text as a JSON object (validateEnvelope), so it parses.
+    const data = JSON.parse(envelope.dataJson) as Record<string, unknown>;
+    const event: VerifiedEvent = { webhook, scheme, event: envelope.event, data, key };
     try {
-      const data = JSON.parse(envelope.dataJson) as Record<string, unknown>;
-      await handle({ webhook, scheme, event: envelope.event, data, key });
-    } catch {
+      await handle(event);
+    } catch (error) {
+      options.onFailed?.({ error: error instanceof Error ? error : new Error(String(error)), event });
       return refuse(res, new AppError('UNAVAILABLE', 'the event could not be handled; retry later'));
     }
     send(res, 200, {});

@@ -34,11 +34,17 @@ describe('the own-server example (examples/own-server): the verification core in
   let server: RunningOwnServer | undefined;
   let seen: VerifiedEvent[] = [];
   let failing = false;
+  let failures: { error: Error; event: VerifiedEvent }[] = [];
   beforeEach(async () => {
     seen = [];
     failing = false;
+    failures = [];
     server = await startOwnServer(
-      { secrets: loadReceiverConfig(variables).WEBHOOK_SECRETS, port: 0 },
+      {
+        secrets: loadReceiverConfig(variables).WEBHOOK_SECRETS,
+        port: 0,
+        onFailed: (failure) => failures.push(failure),
+      },
       (event) => {
         if (failing) throw new Error('downstream unavailable');
         seen.push(event);
@@ -101,10 +107,13 @@ describe('the own-server example (examples/own-server): the verification core in
     expect(((await res.json()) as { message: string }).message).to.equal('"data" must be a JSON object');
   });
 
-  it('answers 503 when your function throws, so the sender delivers again', async () => {
+  it('answers 503 when your function throws, so the sender delivers again, and tells onFailed why', async () => {
     failing = true;
     const body = channelDidCreate('own-server-5');
     expect((await post(body, signedHeaders(body))).status).to.equal(503);
+    expect(failures.map(({ error }) => error.message)).to.deep.equal(['downstream unavailable']);
+    expect(failures[0]?.event).to.include({ webhook: 'eu', event: 'channel.didCreate' });
+    expect(failures[0]?.event.key).to.equal(createHash('sha256').update(body).digest('hex'));
   });
 
   // The receiver's path is matched by Express: a trailing slash, another case and a query string
