@@ -36,7 +36,8 @@ interface MessageSource {
 }
 
 interface LocaleSources {
-  files: string[];
+  /** The locale's files in reading order, with the variable that brought each in (none: shipped). */
+  files: { file: string; variable?: string | undefined }[];
   entries: Map<string, MessageSource>;
 }
 
@@ -101,7 +102,7 @@ export function loadCatalogues(options: LoadCataloguesOptions): LoadedCatalogues
   const byLocale = new Map<string, LocaleSources>();
   for (const catalogue of files) {
     const locale: LocaleSources = byLocale.get(catalogue.locale) ?? { files: [], entries: new Map() };
-    locale.files.push(catalogue.file);
+    locale.files.push({ file: catalogue.file, variable: catalogue.variable });
     for (const [key, template] of catalogue.messages)
       locale.entries.set(key, { template, file: catalogue.file, variable: catalogue.variable });
     byLocale.set(catalogue.locale, locale);
@@ -124,12 +125,15 @@ export function loadCatalogues(options: LoadCataloguesOptions): LoadedCatalogues
     for (const [locale, { entries, files: localeFiles }] of byLocale) {
       if (entries.has(key)) continue;
       if (locale !== options.defaultLocale) fallbacks.push({ locale, key });
-      else
+      else {
+        const first = localeFiles[0];
         problems.push({
-          file: localeFiles[0] ?? '',
+          file: first?.file ?? '',
           key,
           message: `missing; every message is required in the default locale ${locale}`,
+          ...(first?.variable ? { variable: first.variable } : {}),
         });
+      }
     }
   }
 
