@@ -42,6 +42,8 @@ export interface LiveTrayDeps {
   ticketTtlSeconds?: number;
   /** Tests shorten it (StreamHubDeps.maxBufferedBytes). */
   maxBufferedBytes?: number;
+  /** Tests shorten it (StreamHubDeps.maxWaitingChanges). */
+  maxWaitingChanges?: number;
 }
 
 /** The live tray of one API instance: its streams, and how its own writes are announced. */
@@ -86,6 +88,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
       : { subscriberPingTimeoutMs: deps.subscriberPingTimeoutMs }),
     ...(deps.catchUpMs === undefined ? {} : { catchUpMs: deps.catchUpMs }),
     ...(deps.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: deps.maxBufferedBytes }),
+    ...(deps.maxWaitingChanges === undefined ? {} : { maxWaitingChanges: deps.maxWaitingChanges }),
   });
   return {
     hub,

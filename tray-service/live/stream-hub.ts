@@ -79,6 +79,8 @@ export interface StreamHubDeps {
    * subscription comes back a place in the pool; past it, its streams end and resume.
    */
   catchUpMs?: number;
+  /** Live changes of one user waiting for its streams at most (default MAX_WAITING_CHANGES). */
+  maxWaitingChanges?: number;
 }
 
 export interface StreamHub {
@@ -115,6 +117,15 @@ const RESYNC_PARALLEL = 8;
  * reconnect catches up the rest.
  */
 const CATCH_UP_MS = 30_000;
+/**
+ * Live changes of one user that may wait for its streams: queued for the user's turn (behind a
+ * catch-up, or, after the subscription came back, behind the catch-ups of the users before it) or
+ * held for a stream until its catch-up has run. Past it the streams end and resume from their
+ * ids, as a client that stops reading is dropped rather than buffered for: the catch-up on the
+ * reconnect reads what they missed from storage. A user gets a few changes a second at most, so
+ * this is minutes of waiting, and each change is about a kilobyte.
+ */
+const MAX_WAITING_CHANGES = 1_000;
 /** The reconnect hint of a stream ended by a failed opening or catch-up (spread up to twice as long). */
 const CATCH_UP_RETRY_MS = 2_000;
 /** Users counted by one statement at most. */
@@ -143,6 +154,9 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     owe((userId) => shardOf(userId) === shard, resubscribe),
   );
   const chains = new Map<string, Promise<void>>();
+  /** Live changes of each user queued for its turn (run) that have not started. */
+  const queuedChanges = new Map<string, number>();
+  const maxWaiting = deps.maxWaitingChanges ?? MAX_WAITING_CHANGES;
   const countQueued = new Set<string>();
   /**
    * Live changes held for a stream until its opening (counts, catch-up) has run: delivered before,
@@ -277,6 +291,16 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
   }
 
+  /** Ends streams whose live changes waited past maxWaiting (MAX_WAITING_CHANGES), to resume. */
+  function endWaitedTooLong(sessions: readonly StreamSession[]): void {
+    if (sessions.length === 0) return;
+    logger.warn(
+      { streams: sessions.length, maxWaitingChanges: maxWaiting },
+      'live changes waited past the bound for their streams; the streams end and resume',
+    );
+    for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
+  }
+
   const catchUpMs = deps.catchUpMs ?? CATCH_UP_MS;
   /**
    * readMissed for catchUpMs at most; then its streams end to resume, and it goes on to nothing
@@ -404,16 +428,27 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         if (session) endReplaced(session);
         continue;
       }
-      void run(change.userId, async () => {
+      const { userId } = change;
+      const queued = queuedChanges.get(userId) ?? 0;
+      if (queued >= maxWaiting) {
+        endWaitedTooLong([...(byUser.get(userId) ?? [])]);
+        continue;
+      }
+      queuedChanges.set(userId, queued + 1);
+      void run(userId, async () => {
+        const left = (queuedChanges.get(userId) ?? 1) - 1;
+        if (left > 0) queuedChanges.set(userId, left);
+        else queuedChanges.delete(userId);
         const live: StreamSession[] = [];
-        for (const session of byUser.get(change.userId) ?? []) {
+        for (const session of byUser.get(userId) ?? []) {
           const waiting = held.get(session);
-          if (waiting) waiting.push(change);
-          else live.push(session);
+          if (!waiting) live.push(session);
+          else if (waiting.length < maxWaiting) waiting.push(change);
+          else endWaitedTooLong([session]);
         }
-        await deliver(change.userId, live, change);
+        await deliver(userId, live, change);
       });
-      queueCount(change.userId);
+      queueCount(userId);
     }
   });
 

@@ -25,12 +25,13 @@ export interface StartedLiveInstance {
   close(): Promise<void>;
 }
 
-/** The hub's timings a test may shorten. */
+/** The hub's timings and bounds a test may shorten. */
 export interface LiveTimings {
   heartbeatMs: number;
   quietMs: number;
   subscriberPingTimeoutMs?: number;
   catchUpMs?: number;
+  maxWaitingChanges?: number;
 }
 
 /**
