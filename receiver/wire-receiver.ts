@@ -170,7 +170,15 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     spool,
     enqueue: (job) => breaker.call(() => writes.observe(enqueueOnce(target, job)), DRAIN_ENQUEUE_BUDGET_MS),
     // The queue connection keeps no offline queue: until it is ready, every enqueue fails at once.
-    canEnqueue: () => queue.client.status === 'ready' && !breaker.open,
+    // Redis at maxmemory (OOM), demoted (READONLY) or refusing scripts (NOPERM) answers, but takes
+    // no event: a probe write says so without reading a segment.
+    blocked: async () => {
+      if (queue.client.status !== 'ready') return 'Redis is not connected';
+      if (breaker.open) return 'Redis calls are failing';
+      // Under the breaker: a probe that hangs is an unanswered call, as an enqueue would be.
+      const refused = await breaker.call(() => writes.refusal(), DRAIN_ENQUEUE_BUDGET_MS);
+      return refused === undefined ? undefined : `Redis refuses writes: ${refused}`;
+    },
     enqueueTimeoutMs: DRAIN_ENQUEUE_BUDGET_MS,
     logger,
     intervalMs: wiring.drainIntervalMs,

@@ -9,11 +9,12 @@ export interface SpoolDrainerDeps {
   /** Must be idempotent per event (enqueueOnce: dedupe mark + job id). */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   /**
-   * Whether an enqueue could succeed now (the connection is up, no call is left unanswered). A pass
-   * while it says no is skipped: a pass reads the oldest segment whole (up to 64 MiB, text split on
-   * the thread that answers the webhooks) before its first enqueue, which would fail at once.
+   * Why an enqueue would fail now (the connection is down, a call is left unanswered, Redis refuses
+   * writes), or undefined when it could succeed. A pass while it gives a reason is skipped: a pass
+   * reads the oldest segment whole (up to 64 MiB, text split on the thread that answers the
+   * webhooks) before its first enqueue, which would fail at once.
    */
-  canEnqueue?: () => boolean;
+  blocked?: () => string | undefined | Promise<string | undefined>;
   logger: Logger;
   /** How often to retry while events wait in the spool. */
   intervalMs?: number;
@@ -84,13 +85,21 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
     if (stopped) return;
     await adoptIfDue();
     if (stopped || !deps.spool.hasWork()) return;
-    if (deps.canEnqueue && !deps.canEnqueue()) {
+    let blocked: string | undefined;
+    try {
+      // Given up at stop(), as an enqueue is: a probe on a hung Redis does not hold a shutdown.
+      blocked = await untilStopped(Promise.resolve(deps.blocked?.()), stopping.signal);
+    } catch (error) {
+      if (stopped) return;
+      blocked = (error as Error).message;
+    }
+    if (blocked !== undefined) {
       // Logged once per outage, as a failed pass is.
-      if (!failing)
-        deps.logger.warn({ err: 'Redis is not connected', depth: deps.spool.depth() }, 'spool drain paused');
+      if (!failing) deps.logger.warn({ err: blocked, depth: deps.spool.depth() }, 'spool drain paused');
       failing = true;
       return;
     }
+    if (stopped) return;
     try {
       const moved = await deps.spool.drain(async (job) => {
         // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.

@@ -10,6 +10,11 @@ export type WriteHealthResult = { ok: true } | { ok: false; error: string; detai
 export interface RedisWriteHealth {
   /** Records how a write to Redis ended (an enqueue or a drain) and passes it on unchanged. */
   observe<T>(write: Promise<T>): Promise<T>;
+  /**
+   * The code word (OOM, READONLY, NOPERM) Redis refused the last write with, when a small probe
+   * write is refused too; undefined when the last write went through or the probe does now.
+   */
+  refusal(): Promise<string | undefined>;
   /** For /readyz: Redis answers, is a primary, and takes writes. */
   check(): Promise<WriteHealthResult>;
 }
@@ -41,17 +46,20 @@ export function createRedisWriteHealth(redis: RedisClient, markPrefix: string): 
         throw error;
       },
     );
+  const refusal = async (): Promise<string | undefined> => {
+    if (refused !== undefined)
+      await observe(probeWrite(redis, `${markPrefix}:receiver-write-probe`)).catch(() => undefined);
+    return refused;
+  };
   return {
     observe,
+    refusal,
     async check() {
       // The last write's refusal first: while a demoted server's READONLY keeps dropping the
       // connection, a PING may find it closed, which would hide the reason.
-      if (refused !== undefined) {
-        await observe(probeWrite(redis, `${markPrefix}:receiver-write-probe`)).catch(() => undefined);
-        if (refused !== undefined) {
-          return { ok: false, error: `Redis refuses writes: ${refused}`, detail: { refused } };
-        }
-      }
+      const code = await refusal();
+      if (code !== undefined)
+        return { ok: false, error: `Redis refuses writes: ${code}`, detail: { refused: code } };
       await pingRedis(redis);
       if (!(redis instanceof Cluster)) {
         const role = await roleOf(redis);

@@ -125,6 +125,17 @@ describe('receiver while Redis refuses writes', function () {
     try {
       const report = await refusalReported(current, 'oom-1');
       expect(JSON.stringify(report.redis.detail)).to.include('OOM');
+      // A drain pass reads the oldest segment whole (up to 64 MiB) before its first enqueue: while
+      // Redis refuses every write, the passes (every 50 ms here) ask with a small probe write first.
+      const spool = current.spool;
+      const drain = spool.drain.bind(spool);
+      let reads = 0;
+      spool.drain = (...args) => {
+        reads += 1;
+        return drain(...args);
+      };
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(reads, 'segment reads in 1 s of refused writes').to.be.at.most(1);
     } finally {
       await refusable.admin.config('SET', 'maxmemory', '0');
     }

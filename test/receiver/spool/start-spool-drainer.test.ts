@@ -82,7 +82,7 @@ describe('the spool drainer', () => {
   // A pass reads the oldest segment whole (up to 64 MiB) before its first enqueue: with Redis known
   // to be away, every second's pass read and split it only to fail at its first event, on the
   // thread that answers the webhooks.
-  describe('while Redis is known to be away (canEnqueue says no)', () => {
+  describe('while Redis is known to be away (blocked gives a reason)', () => {
     it('reads no segment, and drains every event once it says yes', async () => {
       const spool = await openSpool(dir);
       let reads = 0;
@@ -109,9 +109,9 @@ describe('the spool drainer', () => {
       const drainer = startSpoolDrainer({
         spool: counting,
         enqueue: (event) => enqueueOnce(target, event),
-        canEnqueue: () => {
+        blocked: () => {
           passes += 1;
-          return up;
+          return up ? undefined : 'Redis is not connected';
         },
         logger,
         intervalMs: 5,
