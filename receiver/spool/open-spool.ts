@@ -205,10 +205,7 @@ async function openInstance(
     // One that cannot be read (an I/O error) counts as one event, as one taken over later does: the
     // drainer visits it and says so, and the others drain. Refused here, it ended this start and
     // every later one on the folder, with all of their acknowledged events still spooled.
-    const lines = await readSegment(segmentPath(dir, segment.name)).then(
-      (content) => splitLines(content).lines.length,
-      () => 1,
-    );
+    const lines = await readSegment(segmentPath(dir, segment.name)).then(linesToDrain, () => 1);
     counted.set(segment.seq, lines);
     depth += lines;
   }
@@ -564,10 +561,7 @@ async function openInstance(
       let adopted = 0;
       for (const segment of taken) {
         // Unreadable now, it stays counted as one event: the drainer visits it, and its drain counts it.
-        const lines = await readSegment(segmentPath(dir, segment.name)).then(
-          (content) => splitLines(content).lines.length,
-          () => 1,
-        );
+        const lines = await readSegment(segmentPath(dir, segment.name)).then(linesToDrain, () => 1);
         adopted += lines;
         if (!estimated.delete(segment.seq)) continue;
         depth += lines - (counted.get(segment.seq) ?? 0);
@@ -636,4 +630,15 @@ function decodeLine(line: string): EncodedWebhookJob | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The events a segment left by another start counts until a drain reads it: its complete lines,
+ * and at least one. A receiver killed between creating a segment and the end of its first append
+ * leaves an empty file or one torn line; counted as nothing, it was never drained nor deleted,
+ * and its folder went from receiver to receiver at every stop and start. The drain that reads it
+ * sets the real count, reports a torn line, and deletes it.
+ */
+function linesToDrain(content: string): number {
+  return Math.max(1, splitLines(content).lines.length);
 }

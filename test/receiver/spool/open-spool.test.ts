@@ -755,6 +755,47 @@ describe('the spool', () => {
     });
   });
 
+  // A receiver killed between creating a segment and the end of its first append leaves an empty
+  // file or one torn line: nothing acknowledged, but counted as no event it was never drained,
+  // and the folder went from receiver to receiver at every stop and start, stopped mark and all.
+  describe('with a stopped receiver’s segments that hold no complete line', () => {
+    const leaveEmptyAndTorn = async (): Promise<string[]> => {
+      const stopped = await openSpool(dir);
+      await stopped.append(job(1));
+      await stopped.close();
+      const [segment] = segmentsIn(stopped.dir);
+      writeFileSync(join(stopped.dir, segment!), '');
+      const torn = segmentName(Number(/\d+/.exec(segment!)![0]) + 1);
+      writeFileSync(join(stopped.dir, torn), '{"dedupeKey":"key-2","webh', { mode: 0o600 });
+      return [segment!, torn];
+    };
+
+    it('drains and deletes them when taken at start, reports the torn line, and leaves nothing', async () => {
+      const [, torn] = await leaveEmptyAndTorn();
+      const corrupt: string[] = [];
+      const next = await openSpool(dir, { onCorruptLine: (name) => corrupt.push(name) });
+      expect(next.hasWork(), 'the drainer visits them').to.equal(true);
+      const seen: string[] = [];
+      await next.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal([]);
+      expect(corrupt).to.deep.equal([torn]);
+      expect([next.depth(), next.hasWork()]).to.deep.equal([0, false]);
+      await next.close();
+      expect(readdirSync(dir), 'what it left').to.deep.equal([]);
+    });
+
+    it('drains and deletes them when a running receiver takes them over', async () => {
+      const running = await openSpool(dir, { adoptQuietMs: 0 });
+      await leaveEmptyAndTorn();
+      for (let check = 0; check < DEAD_CHECKS; check += 1) await running.adoptOrphans();
+      expect(running.hasWork(), 'the drainer visits them').to.equal(true);
+      await running.drain(async () => undefined);
+      expect([running.depth(), running.hasWork()]).to.deep.equal([0, false]);
+      await running.close();
+      expect(readdirSync(dir), 'what it left').to.deep.equal([]);
+    });
+  });
+
   // A take-over whose listing failed after its renames left the next segment number on a segment
   // moved in, which may end in a dead receiver's torn line: opened to append, the first event
   // acknowledged after it joined that fragment and was dropped as corrupt.
