@@ -1,9 +1,14 @@
-import type { Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import type { RecordPosition } from '../../../domain/page-cursor.ts';
-import { summariseRemoval, type RemovalTrayChange } from '../../../domain/removal-tray-change.ts';
+import {
+  summariseRemoval,
+  type RemovalOutcome,
+  type RemovalTrayChange,
+} from '../../../domain/removal-tray-change.ts';
 import type { RemovalOutcomesPort } from '../../port.ts';
 import { TRAY_REMOVAL_CHANGES, TRAY_REMOVAL_OUTCOMES } from '../collections/collection-names.ts';
 import { insertCoalesced } from '../driver/coalesced-writes.ts';
+import { isDuplicateKey } from '../driver/is-duplicate-key.ts';
 import type { RemovalChangeDoc, RemovalOutcomeDoc } from '../collections/tray-removal-outcomes-collection.ts';
 
 /** A change's place in (user, key) order as one string: U+0001 sorts before every character an id is made of (PostgreSQL, under FerretDB, refuses NUL in JSON). */
@@ -24,13 +29,18 @@ export async function recordRemovalOutcome(
   expiresAt: Date,
 ): Promise<void> {
   const outcomes = db.collection<RemovalOutcomeDoc>(TRAY_REMOVAL_OUTCOMES);
-  const earlier = await outcomes.findOne({ _id: eventKey }, { projection: { listed: 1 } });
-  const { outcome, listed } = summariseRemoval(applied.voided, applied.changes, earlier?.listed ?? 0);
-  await outcomes.updateOne(
-    { _id: eventKey },
-    { $inc: { ...outcome }, $set: { expiresAt } },
-    { upsert: true },
-  );
+  let listed: RemovalTrayChange[];
+  for (;;) {
+    const earlier = await outcomes.findOne({ _id: eventKey }, { projection: { listed: 1 } });
+    const summary = summariseRemoval(applied.voided, applied.changes, earlier?.listed ?? 0);
+    // Added only if no other run of the event (a stalled job taken over) listed changes since the
+    // read, else read again and cut again: two runs that both read the count before either added
+    // theirs listed up to the bound each (PostgreSQL reads it under a row lock).
+    if (await addOutcome(outcomes, eventKey, earlier?.listed, summary.outcome, expiresAt)) {
+      listed = summary.listed;
+      break;
+    }
+  }
   if (listed.length === 0) return;
   await insertCoalesced<RemovalChangeDoc>(
     db,
@@ -43,6 +53,33 @@ export async function recordRemovalOutcome(
       expiresAt,
     })),
   );
+}
+
+/**
+ * Adds `outcome` to the event's counts if `listed` is still what it was read as (undefined: no
+ * outcome yet), keeping the later expiry; false when another run got there first.
+ */
+async function addOutcome(
+  outcomes: Collection<RemovalOutcomeDoc>,
+  eventKey: string,
+  listed: number | undefined,
+  outcome: RemovalOutcome,
+  expiresAt: Date,
+): Promise<boolean> {
+  if (listed === undefined) {
+    try {
+      await outcomes.insertOne({ _id: eventKey, ...outcome, expiresAt });
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+  const { matchedCount } = await outcomes.updateOne(
+    { _id: eventKey, listed },
+    { $inc: { ...outcome }, $max: { expiresAt } },
+  );
+  return matchedCount === 1;
 }
 
 /** The recorded outcomes, read by the admin API. */
