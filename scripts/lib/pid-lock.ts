@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { runningPid } from './running-pid.ts';
 
 /**
@@ -41,6 +42,19 @@ function takeOverRight(path: string): (() => void) | undefined {
   return undefined;
 }
 
+/** Lock files this process took and has not released (resolved paths). */
+const takenHere = new Set<string>();
+
+/**
+ * The process holding `path` besides this one: its pid while it runs as `command`. A file naming
+ * this process's pid that this process did not take is a killed run's whose pid came round again
+ * (containers number their processes from 1 at every start): no holder.
+ */
+function otherHolder(path: string, command: string): number | undefined {
+  const pid = runningPid(path, command);
+  return pid === process.pid && !takenHere.has(resolve(path)) ? undefined : pid;
+}
+
 /** Blocks for `ms` (the lock is taken synchronously, before anything else runs). */
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
@@ -65,21 +79,28 @@ function createLock(path: string): boolean {
  * SIGKILL) is taken over. Returns what releases it.
  */
 export function takePidLock(path: string, command: string, held: (pid: number) => Error): () => void {
-  const release = () => rmSync(path, { force: true });
+  const key = resolve(path);
+  const taken = () => {
+    takenHere.add(key);
+    return () => {
+      takenHere.delete(key);
+      rmSync(path, { force: true });
+    };
+  };
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    if (createLock(path)) return release;
+    if (createLock(path)) return taken();
     for (let waited = 0; waited < 10 && beingWritten(path); waited += 1) pause(WAIT_MS);
-    const holder = runningPid(path, command);
+    const holder = otherHolder(path, command);
     if (holder !== undefined) throw held(holder);
     const right = beingWritten(path) ? undefined : takeOverRight(path);
     if (!right) break;
     try {
       // Read again under the right: another run may have taken the lock over meanwhile.
-      const holderNow = runningPid(path, command);
+      const holderNow = otherHolder(path, command);
       if (holderNow !== undefined) throw held(holderNow);
       if (beingWritten(path)) break;
       rmSync(path, { force: true });
-      if (createLock(path)) return release;
+      if (createLock(path)) return taken();
     } finally {
       right();
     }

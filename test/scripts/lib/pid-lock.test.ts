@@ -21,6 +21,17 @@ describe('takePidLock', () => {
     takePidLock(path, 'node', held)();
   });
 
+  // Containers number their processes from 1 at every start: a lock a killed run left may name
+  // the pid this run now has, which runs and is `node`, and was taken for another holder, so
+  // every later start refused until someone deleted the file.
+  it('takes over a lock that names this process’s pid but was not taken by it', () => {
+    const path = join(dir, 'lock');
+    writeFileSync(path, `${process.pid}\n`);
+    const release = takePidLock(path, 'node', held);
+    expect(() => takePidLock(path, 'node', held)).to.throw(`held by ${process.pid}`);
+    release();
+  });
+
   it('takes over a lock whose process is gone', () => {
     const path = join(dir, 'lock');
     writeFileSync(path, '2147483646\n');
