@@ -81,9 +81,24 @@ export function parseCli<const T extends ParseArgsConfig>(
   helpRequested(config.args ?? [], usage);
   refuseOptionsNpmTook(config);
   try {
+    refuseRepeatedOptions(config);
     return parseArgs(config);
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${usage.trim()}`);
+  }
+}
+
+/**
+ * An option given twice that takes one value: parseArgs keeps the last, so `--status applied
+ * --status invalid` exported only invalid events, where the admin API refuses the same filter
+ * twice and a typo repeated went unseen.
+ */
+function refuseRepeatedOptions(config: ParseArgsConfig): void {
+  const seen = new Set<string>();
+  for (const token of parseArgs({ ...config, tokens: true }).tokens) {
+    if (token.kind !== 'option' || config.options?.[token.name]?.multiple) continue;
+    if (seen.has(token.name)) throw new Error(`--${token.name}: given twice`);
+    seen.add(token.name);
   }
 }
 
@@ -102,11 +117,13 @@ function refuseOptionsNpmTook(config: ParseArgsConfig): void {
   const args = config.args ?? process.argv.slice(2);
   const fromFiles = npmrcSettings();
   const taken = Object.entries(config.options ?? {}).filter(([name]) => {
-    const value = process.env[`npm_config_${name.replaceAll('-', '_')}`];
+    // npm names its settings in lowercase: `--userId=u-1` before `--` is npm_config_userid.
+    const setting = name.toLowerCase();
+    const value = process.env[`npm_config_${setting.replaceAll('-', '_')}`];
     // An .npmrc's own value, not `dry-run=false` there and `--dry-run` typed before `--`.
     return (
       value !== undefined &&
-      fromFiles.get(name) !== value &&
+      fromFiles.get(setting) !== value &&
       !args.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
     );
   });
@@ -121,7 +138,7 @@ function refuseOptionsNpmTook(config: ParseArgsConfig): void {
   );
 }
 
-/** The settings the .npmrc files npm read hold (the user's, the global one, the project's). */
+/** The settings the .npmrc files npm read hold (the user's, the global one, the project's), by lowercase name. */
 function npmrcSettings(): Map<string, string> {
   const files = [
     process.env.npm_config_userconfig,
@@ -139,7 +156,7 @@ function npmrcSettings(): Map<string, string> {
     }
     for (const line of text.split(/\r?\n/)) {
       const [, key, value] = /^\s*([^\s;#=][^=]*?)\s*=\s*(.*?)\s*$/.exec(line) ?? [];
-      if (key !== undefined && value !== undefined) settings.set(key, value);
+      if (key !== undefined && value !== undefined) settings.set(key.toLowerCase(), value);
     }
   }
   return settings;

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { untilWaitingForLock } from '../support/until-waiting-for-lock.ts';
-import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
+import { cleanEnv, repoRoot, runCommand, runScript } from '../support/run-script.ts';
 import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { eventsFilterShape } from '../../tray-service/admin/api-schema/admin-inputs.ts';
 import { toDecisionDoc } from '../../tray-service/domain/decision-doc.ts';
@@ -452,6 +452,8 @@ describe('scripts/export-events.ts', function () {
       [['--out', 'x', '--userId', ''], '--userId: expected a user id'],
       [['--out', 'x', '--since', '2026-11-21', '--until', '2026-11-20'], '--until: must be later than since'],
       [['--out', 'x', '--bogus'], "Unknown option '--bogus'"],
+      // Not the last one silently: the admin API refuses ?status=applied&status=invalid too.
+      [['--out', 'x', '--status', 'applied', '--status', 'invalid'], '--status: given twice'],
       [['--out', '/nonexistent-folder/x.ndjson'], '--out: the folder /nonexistent-folder does not exist'],
       [['--out', '/etc/hostname/x.ndjson'], '--out: /etc/hostname is not a folder'],
     ];
@@ -476,6 +478,19 @@ describe('scripts/export-events.ts', function () {
       }
       expect(readdirSync(folder)).to.deep.equal([]);
       expect(existsSync(`${folder}.partial`)).to.equal(false);
+    });
+    // npm takes an option typed before `--` as its own setting, in lowercase (npm_config_userid):
+    // the check looked for npm_config_userId, found nothing, and every user's events were exported.
+    it('refuses a camelCase filter npm took for itself (typed before `--`), and writes nothing', async () => {
+      const out = join(dir, 'npm-took.ndjson');
+      const result = await runCommand(
+        'npm',
+        ['run', '-s', 'export-events', '--userId=u-nobody', '--', '--out', out],
+        env,
+      );
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('npm took --userId');
+      expect(existsSync(out) || existsSync(`${out}.partial`)).to.equal(false);
     });
     it('--help prints the usage', async () => {
       const result = await runScript('scripts/export-events.ts', ['--help'], env);
