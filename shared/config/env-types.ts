@@ -62,6 +62,26 @@ export const USERINFO_DECODES = [
   { error: 'its user name or password holds a "%" that starts no escape: write each "%" in it as %25' },
 ] as const;
 
+/**
+ * For a URL with credentials: no "@" after its host. One there is a password's rest: a "/", "?"
+ * or "#" in it not escaped ends the host early, and the driver connects elsewhere (to the user
+ * name as host) and may quote the password's end in its errors. Never repeats the value.
+ */
+export const PASSWORD_NOT_SPLIT = [
+  (value: string): boolean => {
+    try {
+      const { pathname, search, hash } = new URL(value);
+      return !`${pathname}${search}${hash}`.includes('@');
+    } catch {
+      return true;
+    }
+  },
+  {
+    error:
+      'its path, query or fragment holds an "@": a password\'s "/", "?" or "#" must be escaped (write "/" as %2F, "?" as %3F, "#" as %23)',
+  },
+] as const;
+
 export const url = (protocols: readonly string[], fallback?: string) => {
   const schema = z
     .string()

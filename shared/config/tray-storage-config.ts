@@ -7,6 +7,7 @@ import {
   optionalIdentifier,
   positiveInt,
   url,
+  PASSWORD_NOT_SPLIT,
   USERINFO_DECODES,
 } from './env-types.ts';
 
@@ -37,7 +38,9 @@ export const trayStorageShape = {
   /** The storage adapter; when unset, the one whose URL is set (DATABASE_URL or MONGODB_URI). */
   TRAY_STORAGE: z.enum(['postgres', 'mongodb'], { error: 'expected "postgres" or "mongodb"' }).optional(),
   /** The PostgreSQL database of the tray (TLS and other libpq settings in the URL itself). */
-  DATABASE_URL: url(['postgres', 'postgresql']).optional(),
+  DATABASE_URL: url(['postgres', 'postgresql'])
+    .refine(...PASSWORD_NOT_SPLIT)
+    .optional(),
   /** Connections of each tray process to PostgreSQL. */
   PG_POOL_SIZE: positiveInt(10, 1_000),
   /** Longest a PostgreSQL statement may run before the server cancels it. */

@@ -62,6 +62,19 @@ describe('tray storage configuration', () => {
       });
     });
 
+    // A password's "/" not escaped ends the host early: `postgres://u:12/34@h/db` connected to host
+    // "u", port 12, database "34@h/db", and a server answering there quoted the password's end.
+    it('refuses a URL whose password holds a "/" or "?" not escaped, naming the variable, not the password', () => {
+      for (const bad of ['postgres://tray:12/34@db:5432/tray', 'postgres://tray:12?34@db/tray']) {
+        failure({ DATABASE_URL: bad })
+          .that.includes('DATABASE_URL: its path, query or fragment holds an "@"')
+          .and.not.include('34');
+      }
+      expect(storage({ DATABASE_URL: 'postgres://tray:12%2F34@db:5432/tray' })).to.deep.include({
+        engine: 'postgres',
+      });
+    });
+
     // The URI's path names the driver's default database; it was ignored for `tray` silently.
     // Taking it instead would move an existing tray to an empty database: neither is guessed.
     it('stops start-up naming MONGODB_DB when it is unset and the URI names another database', () => {
