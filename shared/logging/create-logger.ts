@@ -1,5 +1,6 @@
-import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { pino, type DestinationStream, type LevelWithSilent, type LogFn, type Logger } from 'pino';
 
+import { redactUrlCredentials } from './redact-url-credentials.ts';
 import { serializeError } from './serialize-error.ts';
 
 export type { Logger };
@@ -44,6 +45,19 @@ const redactPaths = [
   '*.*.command.args',
 ];
 
+/**
+ * A line logged with an error and no message: pino takes the error's message as the line's `msg`,
+ * as it is, past the serializer that cleans the error's own copy. Given here, cleaned the same way.
+ */
+function withMessageOfError(this: Logger, args: Parameters<LogFn>, method: LogFn): void {
+  const [first] = args;
+  if (args.length === 1 && typeof first === 'object' && first !== null) {
+    const { err } = first as { err?: unknown };
+    if (err instanceof Error) return method.apply(this, [first, redactUrlCredentials(err.message)]);
+  }
+  return method.apply(this, args);
+}
+
 /** The service's logger; `destination` (stdout by default) lets a test read the lines it writes. */
 export function createLogger(options: {
   name: string;
@@ -56,6 +70,7 @@ export function createLogger(options: {
       level: options.level,
       redact: { paths: redactPaths, censor: '[redacted]' },
       serializers: { err: serializeError },
+      hooks: { logMethod: withMessageOfError },
       base: { service: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,
     },

@@ -29,6 +29,8 @@ function isWalkable(value: object): boolean {
  * so the logged error (ioredis's, a caller's) keeps its own command.
  */
 function withoutCommandArgs(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  // Any string, not only a message or a stack: `err: error.message`, an error's own `url`.
+  if (typeof value === 'string') return redactUrlCredentials(value);
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH || seen.has(value)) return value;
   if (!isWalkable(value)) return value;
   seen.add(value);
@@ -41,9 +43,7 @@ function withoutCommandArgs(value: unknown, depth: number, seen: WeakSet<object>
     const next =
       key === 'command' && isCommand(child)
         ? { name: typeof child.name === 'string' ? child.name : undefined }
-        : (key === 'message' || key === 'stack') && typeof child === 'string'
-          ? redactUrlCredentials(child)
-          : withoutCommandArgs(child, depth + 1, seen);
+        : withoutCommandArgs(child, depth + 1, seen);
     if (next === child) continue;
     // Keeps the prototype: pino's serialized error hides its `raw` (the original) behind it.
     copy ??= Object.assign(
@@ -57,8 +57,9 @@ function withoutCommandArgs(value: unknown, depth: number, seen: WeakSet<object>
 
 /**
  * pino's error serializer (type, message and stack with its causes', every other property),
- * minus the credentials of any URL its messages and stacks quote (a driver's error naming the
- * connection string it failed on), and minus the arguments of a Redis command the error carries.
+ * minus the credentials of any URL its strings quote (a driver's error naming the connection
+ * string it failed on, in its message or a property; a message logged as a string), and minus the
+ * arguments of a Redis command the error carries.
  * ioredis puts the failed command on its errors, `{name, args}`, and for a refused AUTH (a
  * password rotation, a disabled ACL user) the arguments are the password: it reached the log
  * through an unhandled rejection's fatal line. The command's name stays, which is what an

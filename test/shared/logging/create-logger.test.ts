@@ -140,6 +140,21 @@ describe('createLogger: the configuration', () => {
       'connect ECONNREFUSED for postgres://***@db.internal:5432/tray',
     );
   });
+
+  // Only an error's message and stack were cleaned: a message logged as a string under `err`
+  // (`err: error.message`, as most warnings do), a URL an error holds in a property of its own,
+  // and the line's msg pino takes from the error when none is given went out as they were.
+  it('nor in a string logged as err, in any property of an error, or in the msg taken from it', () => {
+    const { logger, lines } = loggedLines();
+    const url = `redis://tray:${password}@cache.internal:6379`;
+    logger.warn({ err: `connect failed ${url}` }, 'as a string');
+    logger.warn({ err: Object.assign(new Error('boom'), { url, hosts: [url] }) }, 'in a property');
+    logger.error({ err: new Error(`connect failed ${url}`) });
+    expect(lines).to.have.length(3);
+    expect(lines.join('')).not.to.include(password);
+    expect(JSON.parse(lines[0] ?? '{}').err).to.equal('connect failed redis://***@cache.internal:6379');
+    expect(JSON.parse(lines[2] ?? '{}').msg).to.equal('connect failed redis://***@cache.internal:6379');
+  });
 });
 
 // A service that logs a fatal line and exits (a port it cannot bind, a shutdown that ended): the
