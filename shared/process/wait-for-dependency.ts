@@ -46,9 +46,20 @@ export interface WaitForDependencyOptions<T> {
   stop?: AbortSignal;
 }
 
-/** An error's message with any URL credentials masked: never a password in the log. */
-const describe = (error: unknown): string =>
-  redactUrlCredentials(error instanceof Error ? error.message || error.name : String(error));
+/**
+ * An error's message with any URL credentials masked: never a password in the log. Node's error
+ * for a name whose every address refused (`localhost`: ::1 and 127.0.0.1) is an AggregateError
+ * with no message of its own: its errors' messages say why.
+ */
+const describe = (error: unknown): string => {
+  if (!(error instanceof Error)) return redactUrlCredentials(String(error));
+  const inner =
+    error instanceof AggregateError
+      ? error.errors.map((each: unknown) => (each instanceof Error ? each.message : '')).filter(Boolean)
+      : [];
+  const code = (error as NodeJS.ErrnoException).code;
+  return redactUrlCredentials(error.message || inner.join('; ') || code || error.name);
+};
 
 /**
  * Start-up's connection to a dependency: attempts again with backoff while it does not answer, for

@@ -40,6 +40,27 @@ describe('waitForDependency', () => {
 
   // A SIGSTOPped server still accepts TCP (the kernel's backlog) but answers nothing: an attempt
   // on it never settles, so each attempt must be bounded, not only the wait between them.
+  // `localhost` where it names ::1 and 127.0.0.1: Node tries both, and when both refuse its error
+  // is an AggregateError with an empty message (its shape, made here: this machine's localhost
+  // has one address). The wait said only "AggregateError", dropping why.
+  it('says why each address of a name refused, not only that an AggregateError came', async () => {
+    const refused = (address: string) =>
+      Object.assign(new Error(`connect ECONNREFUSED ${address}:5432`), { code: 'ECONNREFUSED' });
+    const error = await waitForDependency({
+      variable: 'DATABASE_URL',
+      connect: () => Promise.reject(new AggregateError([refused('::1'), refused('127.0.0.1')])),
+      logger: recordingLogger().logger,
+      waitMs: 200,
+      firstRetryMs: 50,
+    }).then(
+      () => undefined,
+      (failed: unknown) => failed,
+    );
+    expect((error as DependencyError).message).to.match(
+      /: connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127\.0\.0\.1:5432$/,
+    );
+  });
+
   it('gives up on a dependency that accepts connections but never answers, warning once', async function () {
     this.timeout(20_000);
     const dir = mkdtempSync(join(tmpdir(), 'wait-hung-'));
