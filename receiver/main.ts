@@ -1,7 +1,7 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadReceiverConfig } from './receiver-config.ts';
 import { listenHostOf, listenHostVariable } from '../shared/config/listen-config.ts';
-import { closeServer, listen, listenedOrExit } from '../shared/http/listen.ts';
+import { closeServer, DRAIN_GRACE_MS, listen, listenedOrExit, warnCut } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -112,7 +112,11 @@ logger.info(
 onShutdown(logger, async () => {
   // Stop accepting and finish in-flight requests first: each may still append to the spool. Both
   // listeners drain at once, so their grace is spent once, well inside the shutdown deadline.
-  await Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
+  const cut = warnCut(logger);
+  await Promise.all([
+    closeServer(server, DRAIN_GRACE_MS, cut),
+    metricsServer && closeServer(metricsServer, DRAIN_GRACE_MS, cut),
+  ]);
   await receiver.close();
 });
 

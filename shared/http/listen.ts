@@ -186,6 +186,12 @@ export async function listenedOrExit<T>(
  */
 export const DRAIN_GRACE_MS = SHUTDOWN_DEADLINE_MS / 2;
 
+/** closeServer's `onCut` for a service's shutdown: one warning with the count. */
+export const warnCut =
+  (logger: Logger) =>
+  (connections: number): void =>
+    logger.warn({ connections }, 'closed connections whose requests had not finished within the drain');
+
 /** How often a drain closes the kept-alive connections that have gone idle since it began. */
 const IDLE_SWEEP_MS = 50;
 
@@ -195,16 +201,28 @@ const IDLE_SWEEP_MS = 50;
  * connection after close(): a balancer reusing its connections kept every one busy, so the drain
  * always ran its whole grace and then reset what was in flight. So each request from now on is
  * answered with `Connection: close`, and connections that go idle (their request in flight at
- * the start answered) are closed as they do.
+ * the start answered) are closed as they do. `onCut` is told how many connections the grace's end
+ * closed with a request unfinished (the shutdown logs it: those clients saw a reset).
  */
-export async function closeServer(server: Server, graceMs = DRAIN_GRACE_MS): Promise<void> {
+export async function closeServer(
+  server: Server,
+  graceMs = DRAIN_GRACE_MS,
+  onCut?: (connections: number) => void,
+): Promise<void> {
   server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('Connection', 'close');
   });
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  const timer = setTimeout(() => {
+    // Idle ones were closed as they went idle: what is left is busy.
+    server.closeIdleConnections();
+    server.getConnections((error, count) => {
+      server.closeAllConnections();
+      if (!error && count > 0) onCut?.(count);
+    });
+  }, graceMs);
   await closed;
   clearInterval(sweep);
   clearTimeout(timer);

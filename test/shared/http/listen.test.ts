@@ -197,6 +197,23 @@ describe('listen()', () => {
 });
 
 describe('closeServer()', () => {
+  // A request still unanswered when the grace ends has its connection closed, the client a reset:
+  // the shutdown said nothing of it, so an operator could not tell a clean drain from one that cut.
+  it('closes a connection whose request outlives the grace, and says how many it cut', async () => {
+    const app = express();
+    app.get('/', () => undefined);
+    const server = await listen(app, { port: 0 });
+    const { port } = server.address() as AddressInfo;
+    const failed = new Promise<Error>((resolve) => {
+      httpGet({ port, host: '127.0.0.1', path: '/' }, () => undefined).on('error', resolve);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const cut: number[] = [];
+    await closeServer(server, 200, (connections) => cut.push(connections));
+    expect(cut).to.deep.equal([1]);
+    expect((await failed).message).to.match(/socket hang up|ECONNRESET/);
+  });
+
   // Node keeps serving a kept-alive connection after close(): behind a balancer that reuses its
   // connections the drain never ended early, and what was in flight when the grace ran out was
   // reset (a 502 at every rolling restart).
@@ -236,8 +253,10 @@ describe('closeServer()', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const started = Date.now();
       closing = true;
-      await closeServer(server, 3_000);
+      let cut = 0;
+      await closeServer(server, 3_000, (connections) => (cut = connections));
       const tookMs = Date.now() - started;
+      expect(cut, 'connections cut').to.equal(0);
       sending = false;
       await traffic;
       expect(tookMs, 'the drain, against a grace of 3 s').to.be.below(1_500);
