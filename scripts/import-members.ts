@@ -10,6 +10,7 @@ import { commandLinePath, onStopSignal, statOperand, parseCli, progressBar, runC
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import {
   csvColumns,
+  otherKindOfLine,
   parseCsvLine,
   parseNdjsonLine,
   type LineResult,
@@ -111,6 +112,9 @@ async function main(): Promise<number> {
     } catch (error) {
       throw new UsageError(`${file}: ${(error as Error).message}`);
     }
+  } else {
+    const otherKind = otherKindOfLine(withoutBom((await firstLine(file)) ?? ''));
+    if (otherKind !== undefined) throw new UsageError(`${file}: line 1: ${otherKind}`);
   }
   // No list is taken after its file was written. "Now" would move with every run: a re-run that
   // finishes an interrupted import would then read the list as newer than the leaves stored in

@@ -416,11 +416,13 @@ describe('scripts/import-members.ts', function () {
     });
     // An events export has communityId and userId on every line: taken for a member list, every
     // actor of it became a member again, leavers and banned users too.
+    // (A first line of that kind refuses the file before the storage is opened: below.)
     it('refuses NDJSON lines with keys other than communityId, userId and joinedAt', async () => {
       const file = join(dir, 'events.ndjson');
       writeFileSync(
         file,
-        `${JSON.stringify({ key: 'k1', event: 'post.didCreate', communityId: 'c-events', userId: 'u-1' })}\n`,
+        `${JSON.stringify({ communityId: 'c-other', userId: 'u-0' })}\n` +
+          `${JSON.stringify({ key: 'k1', event: 'post.didCreate', communityId: 'c-events', userId: 'u-1' })}\n`,
       );
       const result = await run([file, '--as-of', '2026-11-20']);
       expect(result.code).to.equal(3);
@@ -457,6 +459,22 @@ describe('scripts/import-members.ts', function () {
       );
       expect(folder.code).to.equal(2);
       expect(folder.stderr).to.include(`cannot read ${dir}: not a file`);
+    });
+
+    // An events export is NDJSON with communityId and userId too: it opened the storage (and
+    // brought its schema up to date) before every line of it was refused.
+    it('an NDJSON file of another kind (an events export) exits 2 naming the problem, and opens no storage', async () => {
+      const file = join(dir, 'events.ndjson');
+      writeFileSync(
+        file,
+        `${JSON.stringify({ key: 'k-1', event: 'post.didCreate', communityId: 'c', userId: 'u' })}\n`,
+      );
+      const unreachable = cleanEnv({ MONGODB_URI: 'mongodb://127.0.0.1:9/none', MONGODB_DB: mongo.dbName });
+      const result = await runScript('scripts/import-members.ts', [file], unreachable, 60_000);
+      expect([result.code, result.stderr.trim()]).to.deep.equal([
+        2,
+        `${file}: line 1: unexpected keys key, event (a member line holds communityId, userId and joinedAt)`,
+      ]);
     });
 
     // npm runs a script at the package's root; the folder the command was typed in is INIT_CWD.

@@ -102,17 +102,29 @@ export function parseNdjsonLine(line: string): LineResult {
   } catch {
     return { ok: false, reason: 'not valid JSON' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, reason: 'expected a JSON object' };
-  }
+  const otherKind = otherKindOfValue(value);
+  if (otherKind !== undefined) return { ok: false, reason: otherKind };
   const record = value as Record<string, unknown>;
-  // A line of another export (an events export has communityId and userId too) is no member.
-  const unexpected = Object.keys(record).filter((key) => !MEMBER_KEYS.has(key));
-  if (unexpected.length > 0) {
-    return {
-      ok: false,
-      reason: `unexpected keys ${unexpected.slice(0, 5).join(', ')} (a member line holds communityId, userId and joinedAt)`,
-    };
-  }
   return toMemberRow(record.communityId, record.userId, record.joinedAt);
+}
+
+/**
+ * Why a line is JSON of another kind than a member line (not an object, or keys no member line
+ * has), or undefined: checked on a file's first line before anything is opened, as a CSV's header
+ * is. A member line with a bad value, or a line cut short, is one line's error, not the file's.
+ */
+export function otherKindOfLine(line: string): string | undefined {
+  try {
+    return otherKindOfValue(JSON.parse(line));
+  } catch {
+    return undefined;
+  }
+}
+
+function otherKindOfValue(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'expected a JSON object';
+  // A line of another export (an events export has communityId and userId too) is no member.
+  const unexpected = Object.keys(value).filter((key) => !MEMBER_KEYS.has(key));
+  if (unexpected.length === 0) return undefined;
+  return `unexpected keys ${unexpected.slice(0, 5).join(', ')} (a member line holds communityId, userId and joinedAt)`;
 }
