@@ -1,5 +1,6 @@
 import { Cluster, Redis } from 'ioredis';
 import { handleRestoreFailures } from './handle-restore-failures.ts';
+import { isRedisAuthError, redisErrorCode } from './redis-failure.ts';
 import { isCluster, type RedisTarget } from './redis-target.ts';
 
 /** A connection to one Redis server or to a Redis Cluster; both take the same commands. */
@@ -287,9 +288,26 @@ function stopSlotsRefreshOnEnd(cluster: Cluster): void {
 function failQueuedCommandsOnClose(cluster: Cluster): void {
   const internals = cluster as unknown as ClusterInternals;
   if (typeof internals.flushQueue !== 'function') return;
+  // Why the last node asked for the slot map refused, as the commands' cause: a node refusing the
+  // password (NOAUTH, WRONGPASS) is then told apart from one out of reach (isRedisAuthError).
+  let lastNodeError: unknown;
+  cluster.on('node error', (error: unknown) => (lastNodeError = error));
+  cluster.on('ready', () => (lastNodeError = undefined));
   cluster.on('close', () => {
     if ((internals.offlineQueue?.length ?? 0) > 0) {
-      internals.flushQueue?.call(cluster, new Error('Redis Cluster unreachable: command not sent'));
+      // Its code word only (NOAUTH, ECONNREFUSED): a reply's text may carry a command's arguments.
+      const failed =
+        lastNodeError === undefined
+          ? new Error('Redis Cluster unreachable: command not sent')
+          : isRedisAuthError(lastNodeError)
+            ? new Error(
+                `Redis Cluster did not accept the credentials (${redisErrorCode(lastNodeError)}): command not sent`,
+                { cause: lastNodeError },
+              )
+            : new Error(`Redis Cluster unreachable (${redisErrorCode(lastNodeError)}): command not sent`, {
+                cause: lastNodeError,
+              });
+      internals.flushQueue?.call(cluster, failed);
     }
   });
 }

@@ -19,8 +19,8 @@ export function redisErrorCode(error: unknown): string {
 /** Redis before 6 refused a wrong password with a plain `ERR invalid password`. */
 const OLD_WRONG_PASSWORD = /^ERR invalid password/i;
 
-/** Whether Redis refused the connection's password (or wanted one): retrying cannot help. */
-export function isRedisAuthError(error: unknown): boolean {
+/** Whether this error itself is Redis refusing the password. */
+function refusesPassword(error: unknown): boolean {
   const message = (error as { message?: unknown } | null)?.message;
   return (
     AUTH_CODES.has(redisErrorCode(error)) || (typeof message === 'string' && OLD_WRONG_PASSWORD.test(message))
@@ -28,14 +28,31 @@ export function isRedisAuthError(error: unknown): boolean {
 }
 
 /**
+ * The password refusal behind `error`: itself, or its cause (a cluster's failed command carries
+ * the refusal of the last node asked for the slot map: create-redis.ts). Undefined when none.
+ */
+function passwordRefusal(error: unknown): unknown {
+  for (let at = error, depth = 0; at !== undefined && at !== null && depth < 4; depth += 1) {
+    if (refusesPassword(at)) return at;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Whether Redis refused the connection's password (or wanted one): retrying cannot help. */
+export function isRedisAuthError(error: unknown): boolean {
+  return passwordRefusal(error) !== undefined;
+}
+
+/**
  * One line for an operator: which Redis (host and port, never the URL's password) and why.
  */
 export function describeRedisFailure(target: RedisTarget, error: unknown): string {
   const where = describeRedisTarget(target);
-  const code = redisErrorCode(error);
-  return isRedisAuthError(error)
-    ? `Redis at ${where} did not accept the credentials: ${code}`
-    : `cannot reach Redis at ${where}: ${code}`;
+  const refusal = passwordRefusal(error);
+  return refusal !== undefined
+    ? `Redis at ${where} did not accept the credentials: ${redisErrorCode(refusal)}`
+    : `cannot reach Redis at ${where}: ${redisErrorCode(error)}`;
 }
 
 /** ioredis's errors for a command it could not get answered: Redis unreachable, not the command refused. */

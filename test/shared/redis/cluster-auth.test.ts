@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
-import { createRedis } from '../../../shared/redis/create-redis.ts';
+import { createRedis, pingRedis } from '../../../shared/redis/create-redis.ts';
+import { describeRedisFailure, isRedisAuthError } from '../../../shared/redis/redis-failure.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 import { expectClusterServes } from '../../support/expect-cluster-serves.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
@@ -34,6 +35,41 @@ describe('on a Redis Cluster that asks for a password (requirepass on every node
       client.disconnect();
     }
   });
+
+  // A single server's refusal is a ReplyError (NOAUTH, WRONGPASS) that start-up takes as final; a
+  // cluster's came as "unreachable", with the refusal only on ioredis's own error: start-up waited
+  // out TRAY_STARTUP_WAIT_MS and then named REDIS_CLUSTER_NODES, not the password.
+  for (const [what, auth] of [
+    ['no password', ''],
+    ['a wrong password', ':wrong-password@'],
+  ] as const) {
+    it(`fails a command with ${what} as a credentials error, not as an unreachable cluster`, async () => {
+      const nodes = local.target.clusterNodes.map((node) => `${node.host}:${node.port}`).join(',');
+      const target = loadTrayConfig({
+        REDIS_CLUSTER_NODES: nodes,
+        REDIS_URL: `redis://${auth}not-used:1`,
+        QUEUE_PREFIX: '{auth}',
+      }).redis;
+      const client = createRedis(target, { maxRetriesPerRequest: 0 });
+      client.on('error', () => undefined);
+      try {
+        const error = await pingRedis(client).then(
+          () => undefined,
+          (failed: unknown) => failed,
+        );
+        expect(isRedisAuthError(error), String(error)).to.equal(true);
+        // Start-up's fatal line is the error's message: the credentials, not "unreachable".
+        expect((error as Error).message).to.match(
+          /^Redis Cluster did not accept the credentials \((NOAUTH|WRONGPASS)\): command not sent$/,
+        );
+        expect(describeRedisFailure(target, error)).to.match(
+          /did not accept the credentials: (NOAUTH|WRONGPASS)/,
+        );
+      } finally {
+        client.disconnect();
+      }
+    });
+  }
 
   it('with REDIS_URL’s password: commands on every master, the eviction check, and a bull queue run', async () => {
     const client = createRedis(configured());
