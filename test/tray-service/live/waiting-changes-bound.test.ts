@@ -1,18 +1,11 @@
 import { expect } from 'chai';
-import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
-import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
-import { testStack } from '../../support/test-stack.ts';
-import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, lastId, named, openSse, type SseStream } from './support/sse-client.ts';
-import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
 import { commentPublished } from './support/comment-published.ts';
-import { withCatchUpRead } from './support/with-catch-up-read.ts';
+import { useHeldCatchUp } from './support/use-held-catch-up.ts';
 
-const silent = createLogger({ name: 'test', level: 'silent' });
 const MAX_WAITING = 20;
 
 // A user's live changes wait for the user's turn: behind a catch-up (a reconnect's, or every
@@ -23,46 +16,22 @@ const MAX_WAITING = 20;
 // their ids, and the catch-up on the reconnect reads from storage what they did not get.
 describe('live changes waiting behind a catch-up', function () {
   this.timeout(60_000);
-  const suite = useTrayStorage();
-  let redis: RedisClient;
-  let bans: BanCache;
-  let instance: StartedLiveInstance;
-  /** While set, the catch-up reads of `stuckUser` wait for it. */
-  let stuck: Promise<void> | undefined;
-  let stuckUser = '';
-
-  before(async () => {
-    redis = createRedis(testStack().redisUrl);
-    bans = await startBanCache(redis, { prefix: 'waiting-bound-bans', refreshMs: 200, logger: silent });
-    instance = await startLiveInstance({
-      storage: withCatchUpRead(suite.storage, async (userId, real) => {
-        if (userId === stuckUser) await stuck;
-        return real(userId);
-      }),
-      redis,
-      subscriber: createRedis(testStack().redisUrl),
-      bans,
-      streamsPerUser: 5,
-      // The catch-up's own time bound far away: only the bound on waiting changes can end it.
-      timings: { heartbeatMs: 15_000, quietMs: 3_600_000, catchUpMs: 50_000, maxWaitingChanges: MAX_WAITING },
-    });
-  });
-  after(async () => {
-    await instance?.close();
-    bans?.stop();
-    redis?.disconnect();
+  const live = useHeldCatchUp('waiting-bound', {
+    heartbeatMs: 15_000,
+    quietMs: 3_600_000,
+    // The catch-up's own time bound far away: only the bound on waiting changes can end it.
+    catchUpMs: 50_000,
+    maxWaitingChanges: MAX_WAITING,
   });
 
-  const url = () => `${instance.base}/notifications/v3/stream`;
+  const url = () => `${live.instance.base}/notifications/v3/stream`;
 
   /** A stream of `user` resuming from an id of a stream just closed, its catch-up held. */
   async function resumeHeld(user: string): Promise<{ stream: SseStream; release: () => void }> {
     const first = await openSse(url(), { Authorization: await bearer(user) });
     const from = (await first.next(named('unread'))).id!;
     first.close();
-    let release: () => void = () => undefined;
-    stuck = new Promise<void>((resolve) => (release = resolve));
-    stuckUser = user;
+    const release = live.hold(user);
     const stream = await openSse(url(), { Authorization: await bearer(user), 'Last-Event-ID': from });
     expect(stream.status).to.equal(200);
     return { stream, release };
@@ -76,7 +45,7 @@ describe('live changes waiting behind a catch-up', function () {
     const { stream, release } = await resumeHeld(user);
     try {
       for (let i = 0; i < MAX_WAITING; i += 1)
-        await commentPublished(suite.storage, redis, user, `p-in-${i}`);
+        await commentPublished(live.storage, live.redis, user, `p-in-${i}`);
       release();
       await waitFor(() => targetsOf(stream).size === MAX_WAITING, 10_000, 'every record');
       let ended = false;
@@ -95,7 +64,8 @@ describe('live changes waiting behind a catch-up', function () {
     let again: SseStream | undefined;
     try {
       const count = MAX_WAITING + 5;
-      for (let i = 0; i < count; i += 1) await commentPublished(suite.storage, redis, user, `p-past-${i}`);
+      for (let i = 0; i < count; i += 1)
+        await commentPublished(live.storage, live.redis, user, `p-past-${i}`);
       // Ended while its catch-up is still held (it would be for 50 s), with a hint to come back.
       await Promise.race([
         stream.ended,
