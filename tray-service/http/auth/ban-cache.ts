@@ -57,6 +57,22 @@ export async function startBanCache(redis: RedisClient, options: BanCacheOptions
  * in force (requests go on meanwhile: the rate limiter counts in memory) and the next interval retries;
  * a refresh that gets no answer counts as failed after BAN_REFRESH_TIMEOUT_MS.
  */
+/** The published version and set, read together. */
+async function readPublished(
+  redis: RedisClient,
+  keys: ReturnType<typeof banKeys>,
+): Promise<[version: string | null, members: string[]]> {
+  const replies = await redis.multi().get(keys.version).smembers(keys.banned).exec();
+  if (!replies) throw new Error('the ban list read was aborted');
+  const [[versionError, version], [membersError, members]] = replies as [
+    [Error | null, string | null],
+    [Error | null, string[]],
+  ];
+  if (versionError) throw versionError;
+  if (membersError) throw membersError;
+  return [version, members];
+}
+
 export function createBanCache(redis: RedisClient, options: BanCacheOptions): BanCache {
   const keys = banKeys(options.prefix);
   let banned = new Set<string>();
@@ -102,14 +118,21 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
     // it from the clock, which can land on the very version last loaded. Still so until a read of
     // it succeeds (`lost` is cleared only once it is loaded).
     if (version !== undefined && latest === version && !lost) return;
-    // The version is read before the set: a change landing in between is loaded now and its
-    // version bump triggers one more (harmless) load next time, never a missed change.
-    const members = await redis.smembers(keys.banned);
+    // The set and its version in one transaction (one slot: the keys share a hash tag): read apart,
+    // a Redis that lost its data between them (a failover, a restart) answered the set empty, and
+    // it was loaded under the version read before it, every ban lifted.
+    const [current, members] = await readPublished(redis, keys);
+    if (current === null && version !== undefined) {
+      if (!lost)
+        options.logger.warn('the published ban list is gone from Redis; the last loaded one stays in force');
+      lost = true;
+      return;
+    }
     if (mine < applied) return;
     applied = mine;
     banned = new Set(members);
-    version = latest;
-    if (latest !== null) lost = false;
+    version = current;
+    if (current !== null) lost = false;
   };
   const schedule = () => {
     if (stopped) return;

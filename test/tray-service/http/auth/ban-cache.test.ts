@@ -81,6 +81,38 @@ describe('the API ban cache (real Redis)', () => {
     expect(cache.isBanned('u-lou')).to.equal(true);
   });
 
+  // The version and the set were two reads: a Redis that lost its data between them (a failover
+  // to a replica without the keys, a restart) answered the set empty, which was loaded under the
+  // version read before, every ban lifted; the next refresh found the version gone and kept it.
+  it('keeps the last loaded set when the published one is lost between reading its version and its members', async () => {
+    await publishBans(redis, prefix, [{ userId: 'u-eve', banned: true, at }]);
+    const keys = banKeys(prefix);
+    let loseAfterVersion = false;
+    const losing = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'get')
+          return async (key: string) => {
+            const value = await target.get(key);
+            if (loseAfterVersion && key === keys.version)
+              await redis.del(keys.rank, keys.banned, keys.version);
+            return value;
+          };
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const cache = createBanCache(losing, { prefix, refreshMs: 60_000, logger });
+    await cache.refresh();
+    expect(cache.isBanned('u-eve')).to.equal(true);
+    // A change, so the next refresh loads the set again; Redis loses it just after the version.
+    await publishBans(redis, prefix, [{ userId: 'u-fay', banned: true, at }]);
+    loseAfterVersion = true;
+    await cache.refresh();
+    loseAfterVersion = false;
+    await cache.refresh();
+    expect(cache.isBanned('u-eve')).to.equal(true);
+  });
+
   // A republish takes the clock's milliseconds as its version: a set published a millisecond
   // after the one an instance loaded can end on that very number (seen once in CI).
   it('loads the set published after one went missing even when it carries the version last loaded', async () => {
