@@ -154,8 +154,12 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     owe((userId) => shardOf(userId) === shard, resubscribe),
   );
   const chains = new Map<string, Promise<void>>();
-  /** Live changes of each user queued for its turn (run) that have not started. */
-  const queuedChanges = new Map<string, number>();
+  /**
+   * Live changes of each user queued for its turn (run) that have not started. Past the bound the
+   * user's streams end and the entry is dropped: the changes still queued then were for those
+   * streams, which catch up from storage, so they are skipped, and count against no later stream.
+   */
+  const queuedChanges = new Map<string, { count: number }>();
   const maxWaiting = deps.maxWaitingChanges ?? MAX_WAITING_CHANGES;
   const countQueued = new Set<string>();
   /**
@@ -429,16 +433,18 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         continue;
       }
       const { userId } = change;
-      const queued = queuedChanges.get(userId) ?? 0;
-      if (queued >= maxWaiting) {
+      const queued = queuedChanges.get(userId) ?? { count: 0 };
+      if (queued.count >= maxWaiting) {
+        queuedChanges.delete(userId);
         endWaitedTooLong([...(byUser.get(userId) ?? [])]);
         continue;
       }
-      queuedChanges.set(userId, queued + 1);
+      queued.count += 1;
+      queuedChanges.set(userId, queued);
       void run(userId, async () => {
-        const left = (queuedChanges.get(userId) ?? 1) - 1;
-        if (left > 0) queuedChanges.set(userId, left);
-        else queuedChanges.delete(userId);
+        queued.count -= 1;
+        if (queuedChanges.get(userId) !== queued) return;
+        if (queued.count === 0) queuedChanges.delete(userId);
         const live: StreamSession[] = [];
         for (const session of byUser.get(userId) ?? []) {
           const waiting = held.get(session);
