@@ -108,13 +108,14 @@ async function main(): Promise<number> {
   // A file that is no member list is refused before the storage is opened (and its schema updated).
   if (format === 'csv') {
     try {
-      csvColumns(withoutBom((await firstLine(file)) ?? ''));
+      csvColumns(withoutBom((await firstLine(file))?.line ?? ''));
     } catch (error) {
       throw new UsageError(`${file}: ${(error as Error).message}`);
     }
   } else {
-    const otherKind = otherKindOfLine(withoutBom((await firstLine(file)) ?? ''));
-    if (otherKind !== undefined) throw new UsageError(`${file}: line 1: ${otherKind}`);
+    const first = await firstLine(file);
+    const otherKind = otherKindOfLine(withoutBom(first?.line ?? ''));
+    if (otherKind !== undefined) throw new UsageError(`${file}: line ${first?.number ?? 1}: ${otherKind}`);
   }
   // No list is taken after its file was written. "Now" would move with every run: a re-run that
   // finishes an interrupted import would then read the list as newer than the leaves stored in
@@ -229,12 +230,16 @@ async function main(): Promise<number> {
 /** Windows editors and spreadsheet exports start a UTF-8 file with a byte-order mark. */
 const withoutBom = (line: string) => line.replace(/^\uFEFF/, '');
 
-/** The file's first line that is not blank, or undefined for a file of blank lines. */
-async function firstLine(file: string): Promise<string | undefined> {
+/** The file's first line that is not blank and its number, or undefined for a file of blank lines. */
+async function firstLine(file: string): Promise<{ line: string; number: number } | undefined> {
   const input = createReadStream(file, 'utf8');
   const lines = createInterface({ input, crlfDelay: Infinity });
   try {
-    for await (const line of lines) if (line.trim() !== '') return line;
+    let number = 0;
+    for await (const line of lines) {
+      number += 1;
+      if (line.trim() !== '') return { line, number };
+    }
     return undefined;
   } finally {
     lines.close();

@@ -108,13 +108,23 @@ export async function startOwnServer(
     const verdict = decider.judge(body, req.headers);
     if (verdict.verdict === 'refuse') return refuse(res, new AppError(verdict.kind, verdict.message));
     const { webhook, scheme, envelope, dedupeKey: key } = verdict;
-    // The envelope check has scanned this text as a JSON object (validateEnvelope), so it parses.
-    const data = JSON.parse(envelope.dataJson) as Record<string, unknown>;
-    const event: VerifiedEvent = { webhook, scheme, event: envelope.event, data, key };
+    let event: VerifiedEvent | undefined;
     try {
+      event = {
+        webhook,
+        scheme,
+        event: envelope.event,
+        data: JSON.parse(envelope.dataJson) as Record<string, unknown>,
+        key,
+      };
       await handle(event);
     } catch (error) {
-      options.onFailed?.({ error: error instanceof Error ? error : new Error(String(error)), event });
+      try {
+        if (event)
+          options.onFailed?.({ error: error instanceof Error ? error : new Error(String(error)), event });
+      } catch {
+        // A reporter that fails changes no answer: the sender still gets its 503 and delivers again.
+      }
       return refuse(res, new AppError('UNAVAILABLE', 'the event could not be handled; retry later'));
     }
     send(res, 200, {});

@@ -53,7 +53,8 @@ function withMessageOfError(this: Logger, args: Parameters<LogFn>, method: LogFn
   const [first] = args;
   if (args.length === 1 && typeof first === 'object' && first !== null) {
     const { err } = first as { err?: unknown };
-    if (err instanceof Error) return method.apply(this, [first, redactUrlCredentials(err.message)]);
+    if (err instanceof Error && typeof err.message === 'string')
+      return method.apply(this, [first, redactUrlCredentials(err.message)]);
   }
   return method.apply(this, args);
 }

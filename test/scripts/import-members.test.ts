@@ -467,13 +467,13 @@ describe('scripts/import-members.ts', function () {
       const file = join(dir, 'events.ndjson');
       writeFileSync(
         file,
-        `${JSON.stringify({ key: 'k-1', event: 'post.didCreate', communityId: 'c', userId: 'u' })}\n`,
+        `\n${JSON.stringify({ key: 'k-1', event: 'post.didCreate', communityId: 'c', userId: 'u' })}\n`,
       );
       const unreachable = cleanEnv({ MONGODB_URI: 'mongodb://127.0.0.1:9/none', MONGODB_DB: mongo.dbName });
       const result = await runScript('scripts/import-members.ts', [file], unreachable, 60_000);
       expect([result.code, result.stderr.trim()]).to.deep.equal([
         2,
-        `${file}: line 1: unexpected keys key, event (a member line holds communityId, userId and joinedAt)`,
+        `${file}: line 2: unexpected keys key, event (a member line holds communityId, userId and joinedAt)`,
       ]);
     });
 

@@ -200,14 +200,16 @@ describe('closeServer()', () => {
   // A request still unanswered when the grace ends has its connection closed, the client a reset:
   // the shutdown said nothing of it, so an operator could not tell a clean drain from one that cut.
   it('closes a connection whose request outlives the grace, and says how many it cut', async () => {
+    let arrived: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
     const app = express();
-    app.get('/', () => undefined);
+    app.get('/', () => arrived());
     const server = await listen(app, { port: 0 });
     const { port } = server.address() as AddressInfo;
     const failed = new Promise<Error>((resolve) => {
       httpGet({ port, host: '127.0.0.1', path: '/' }, () => undefined).on('error', resolve);
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await inFlight;
     const cut: number[] = [];
     await closeServer(server, 200, (connections) => cut.push(connections));
     expect(cut).to.deep.equal([1]);

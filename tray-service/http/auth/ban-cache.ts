@@ -100,9 +100,9 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
       lost = true;
       return;
     }
-    if (latest === null && version === undefined && options.stored) {
+    const loadStored = async (stored: NonNullable<BanCacheOptions['stored']>) => {
       // Nothing loaded yet and no published set: the store's bans, until one is published whole.
-      const members = bannedUsers(await options.stored());
+      const members = bannedUsers(await stored());
       if (mine < applied) return;
       applied = mine;
       banned = new Set(members);
@@ -112,8 +112,8 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
       options.logger.info(
         'no published ban list in Redis yet; the stored bans are in force until the worker publishes them',
       );
-      return;
-    }
+    };
+    if (latest === null && version === undefined && options.stored) return loadStored(options.stored);
     // A set published after one went missing is loaded whatever its number: a republish numbers
     // it from the clock, which can land on the very version last loaded. Still so until a read of
     // it succeeds (`lost` is cleared only once it is loaded).
@@ -128,6 +128,8 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
       lost = true;
       return;
     }
+    // Gone between the two reads of a first load: as when none was published.
+    if (current === null && options.stored) return loadStored(options.stored);
     if (mine < applied) return;
     applied = mine;
     banned = new Set(members);

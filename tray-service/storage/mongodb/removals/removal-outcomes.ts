@@ -11,6 +11,9 @@ import { insertCoalesced } from '../driver/coalesced-writes.ts';
 import { isDuplicateKey } from '../driver/is-duplicate-key.ts';
 import type { RemovalChangeDoc, RemovalOutcomeDoc } from '../collections/tray-removal-outcomes-collection.ts';
 
+/** Tries of one run to add its outcome while other runs of the event add theirs. */
+const MAX_OUTCOME_TRIES = 20;
+
 /** A change's place in (user, key) order as one string: U+0001 sorts before every character an id is made of (PostgreSQL, under FerretDB, refuses NUL in JSON). */
 const positionOf = ({ userId, key }: RecordPosition) => `${userId}\u0001${key}`;
 
@@ -29,17 +32,22 @@ export async function recordRemovalOutcome(
   expiresAt: Date,
 ): Promise<void> {
   const outcomes = db.collection<RemovalOutcomeDoc>(TRAY_REMOVAL_OUTCOMES);
-  let listed: RemovalTrayChange[];
-  for (;;) {
-    const earlier = await outcomes.findOne({ _id: eventKey }, { projection: { listed: 1 } });
+  let listed: RemovalTrayChange[] | undefined;
+  for (let attempt = 0; listed === undefined; attempt += 1) {
+    // Each lost try is another run's win; this many means a read that never sees the primary's state.
+    if (attempt === MAX_OUTCOME_TRIES)
+      throw new Error(`removal outcome of ${eventKey}: too many runs at once`);
+    // From the primary: a secondary's older count (readPreference in MONGODB_URI) would never match.
+    const earlier = await outcomes.findOne(
+      { _id: eventKey },
+      { projection: { listed: 1 }, readPreference: 'primary' },
+    );
     const summary = summariseRemoval(applied.voided, applied.changes, earlier?.listed ?? 0);
     // Added only if no other run of the event (a stalled job taken over) listed changes since the
     // read, else read again and cut again: two runs that both read the count before either added
     // theirs listed up to the bound each (PostgreSQL reads it under a row lock).
-    if (await addOutcome(outcomes, eventKey, earlier?.listed, summary.outcome, expiresAt)) {
+    if (await addOutcome(outcomes, eventKey, earlier?.listed, summary.outcome, expiresAt))
       listed = summary.listed;
-      break;
-    }
   }
   if (listed.length === 0) return;
   await insertCoalesced<RemovalChangeDoc>(
