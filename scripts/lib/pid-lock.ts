@@ -1,5 +1,4 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { runningPid } from './running-pid.ts';
 
@@ -48,24 +47,15 @@ const takenHere = new Set<string>();
 
 /**
  * The process holding `path` besides this one: its pid while it runs as `command`. A file naming
- * this process's pid, on this host, that this process did not take is a killed run's whose pid
- * came round again (a container numbers its processes from 1 at every start): no holder. One
- * written on another host (another container on a shared volume, whose pids repeat too) is left
- * to the pid check alone.
+ * this process's pid that this process did not take is a killed run's whose pid came round again
+ * (a container numbers its processes from 1 at every start): no holder. (A lock is only as good
+ * as the pids it compares: processes in other pid namespaces, such as another container on a
+ * shared volume, cannot see each other's, whatever their numbers.) The file holds the pid alone,
+ * as `kill $(cat stack.pid)` reads it.
  */
 function otherHolder(path: string, command: string): number | undefined {
   const pid = runningPid(path, command);
-  if (pid !== process.pid || takenHere.has(resolve(path))) return pid;
-  return writtenOn(path) === hostname() ? undefined : pid;
-}
-
-/** The host a lock file names on its second line (none: written before it did). */
-function writtenOn(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8').split('\n')[1] || undefined;
-  } catch {
-    return undefined;
-  }
+  return pid === process.pid && !takenHere.has(resolve(path)) ? undefined : pid;
 }
 
 /** Blocks for `ms` (the lock is taken synchronously, before anything else runs). */
@@ -81,7 +71,7 @@ function createLock(path: string): boolean {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
-  writeSync(fd, `${process.pid}\n${hostname()}\n`);
+  writeSync(fd, `${process.pid}\n`);
   closeSync(fd);
   return true;
 }
