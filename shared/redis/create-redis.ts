@@ -296,18 +296,12 @@ function failQueuedCommandsOnClose(cluster: Cluster): void {
   cluster.on('close', () => {
     if ((internals.offlineQueue?.length ?? 0) > 0) {
       // Its code word only (NOAUTH, ECONNREFUSED): a reply's text may carry a command's arguments.
-      const failed =
+      const why =
         lastNodeError === undefined
-          ? new Error('Redis Cluster unreachable: command not sent')
-          : isRedisAuthError(lastNodeError)
-            ? new Error(
-                `Redis Cluster did not accept the credentials (${redisErrorCode(lastNodeError)}): command not sent`,
-                { cause: lastNodeError },
-              )
-            : new Error(`Redis Cluster unreachable (${redisErrorCode(lastNodeError)}): command not sent`, {
-                cause: lastNodeError,
-              });
-      internals.flushQueue?.call(cluster, failed);
+          ? 'unreachable'
+          : `${isRedisAuthError(lastNodeError) ? 'did not accept the credentials' : 'unreachable'} (${redisErrorCode(lastNodeError)})`;
+      const cause = lastNodeError === undefined ? undefined : { cause: lastNodeError };
+      internals.flushQueue?.call(cluster, new Error(`Redis Cluster ${why}: command not sent`, cause));
     }
   });
 }

@@ -292,6 +292,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
    */
   function endToResume(sessions: readonly StreamSession[], step: string, error: unknown): void {
     logger.warn({ err: (error as Error).message }, `live stream ${step} failed; its streams end and resume`);
+    resumeLater(sessions);
+  }
+
+  /** Ends streams with the catch-up's reconnect hint: they resume from the ids they hold. */
+  function resumeLater(sessions: readonly StreamSession[]): void {
     for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
   }
 
@@ -302,7 +307,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       { streams: sessions.length, maxWaitingChanges: maxWaiting },
       'live changes waited past the bound for their streams; the streams end and resume',
     );
-    for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
+    resumeLater(sessions);
   }
 
   const catchUpMs = deps.catchUpMs ?? CATCH_UP_MS;

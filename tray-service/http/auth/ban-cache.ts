@@ -50,13 +50,6 @@ export async function startBanCache(redis: RedisClient, options: BanCacheOptions
   return cache;
 }
 
-/**
- * This instance's copy of the banned set. Every `refreshMs` it reads one counter; only when the
- * worker has published a change does it load the set again, so an idle ban list costs one GET per
- * interval per instance. When Redis is unreachable, or has lost the set, the last loaded set stays
- * in force (requests go on meanwhile: the rate limiter counts in memory) and the next interval retries;
- * a refresh that gets no answer counts as failed after BAN_REFRESH_TIMEOUT_MS.
- */
 /** The published version and set, read together. */
 async function readPublished(
   redis: RedisClient,
@@ -73,6 +66,13 @@ async function readPublished(
   return [version, members];
 }
 
+/**
+ * This instance's copy of the banned set. Every `refreshMs` it reads one counter; only when the
+ * worker has published a change does it load the set again, so an idle ban list costs one GET per
+ * interval per instance. When Redis is unreachable, or has lost the set, the last loaded set stays
+ * in force (requests go on meanwhile: the rate limiter counts in memory) and the next interval retries;
+ * a refresh that gets no answer counts as failed after BAN_REFRESH_TIMEOUT_MS.
+ */
 export function createBanCache(redis: RedisClient, options: BanCacheOptions): BanCache {
   const keys = banKeys(options.prefix);
   let banned = new Set<string>();

@@ -8,7 +8,7 @@ import {
 import type { RemovalOutcomesPort } from '../../port.ts';
 import { TRAY_REMOVAL_CHANGES, TRAY_REMOVAL_OUTCOMES } from '../collections/collection-names.ts';
 import { insertCoalesced } from '../driver/coalesced-writes.ts';
-import { isDuplicateKey } from '../driver/is-duplicate-key.ts';
+import { ignoreDuplicates } from '../driver/ignore-duplicates.ts';
 import type { RemovalChangeDoc, RemovalOutcomeDoc } from '../collections/tray-removal-outcomes-collection.ts';
 
 /** Tries of one run to add its outcome while other runs of the event add theirs. */
@@ -74,15 +74,10 @@ async function addOutcome(
   outcome: RemovalOutcome,
   expiresAt: Date,
 ): Promise<boolean> {
-  if (listed === undefined) {
-    try {
-      await outcomes.insertOne({ _id: eventKey, ...outcome, expiresAt });
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
-    }
-  }
+  if (listed === undefined)
+    return (
+      (await ignoreDuplicates(outcomes.insertOne({ _id: eventKey, ...outcome, expiresAt }))).length === 0
+    );
   const { matchedCount } = await outcomes.updateOne(
     { _id: eventKey, listed },
     { $inc: { ...outcome }, $max: { expiresAt } },
