@@ -182,3 +182,45 @@ conformanceCase(
   },
   { needs: 'inbox' },
 );
+
+conformanceCase(
+  'back-dated mutes: a redelivered removed comment computes nothing, so the record keeps counting the muted actor',
+  async (context) => {
+    const { tray, id, ana, comment } = await commentedPost(context);
+    await tray.personal([comment('u-dee', 5)]);
+    await removeComment(tray, context, 'cm-u-ana-4', NOW + 1);
+    await removeComment(tray, context, 'cm-u-dee-5', NOW + 2);
+    await mute(tray, ana, 'user', id('u-ben'), at(2));
+    // The platform delivers the removed comments again, Ana's own and Dee's: both are no-ops.
+    await tray.personal([comment('u-ana', 4)], NOW + 3);
+    await tray.personal([comment('u-dee', 5)], NOW + 4);
+    await expectComment(tray, [id('u-ben'), id('u-cy')], NOW + 4);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'back-dated mutes: a redelivered removed post computes nothing, though the record shows its author at that time for another post',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const ana = id('u-ana');
+    const { communityId } = tray;
+    await tray.membership('u-ana', true, 0);
+    // Kim's two posts in the same millisecond; the second is removed.
+    const post = (postId: string) => aPost(id('u-kim'), { id: id(postId), at: at(1), communityId });
+    await tray.posts([post('p-1'), post('p-2')], NOW + 1);
+    await tray.apply({
+      kind: 'removal',
+      removals: [{ kind: 'post', id: id('p-2'), postId: id('p-2'), at: NOW + 2 }],
+      now: NOW + 2,
+    });
+    await mute(tray, ana, 'user', id('u-kim'), at(0));
+    // Redelivered: the first is held back by the mute, the second removed; neither computes the record.
+    await tray.posts([post('p-1'), post('p-2')], NOW + 3);
+    const record = await tray.record('u-ana', 'post', NOW + 3);
+    expect(actorIdsOf(record)).to.deep.equal([id('u-kim')]);
+    await tray.expectModel('u-ana', NOW + 3);
+  },
+  { needs: 'removals' },
+);

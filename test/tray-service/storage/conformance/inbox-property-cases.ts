@@ -31,6 +31,13 @@ import { differences, modelSnapshot, sinceBefore, storageSnapshot } from './tray
 
 const RUNS = 25;
 
+/**
+ * FC_EACH_STEP=1: every user's inbox compared with the model's after each write, so a replayed
+ * counterexample (FC_SEED, FC_PATH) fails at the first operation that diverges, listing the
+ * operations up to it. Slow: for replays only.
+ */
+const EACH_STEP = process.env.FC_EACH_STEP === '1';
+
 type MarkKind =
   | 'seen'
   | 'archive'
@@ -362,6 +369,21 @@ function inboxProperty(removals: boolean) {
         ]);
         const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
+        /** Fails at the first operation after which a user's inbox is not the model's, listing those done. */
+        const expectInboxesAfter = async (done: readonly TrayOperation[]) => {
+          const { now } = done.at(-1) as TrayOperation;
+          for (const userId of base.userIds) {
+            const found = differences(
+              await storageInboxSnapshot(storage, userId, now),
+              modelInboxSnapshot(model, userId, now),
+            );
+            if (found.length > 0)
+              expect.fail(
+                `after operation ${done.length}, ${userId}'s inbox:\n${found.join('\n')}\n` +
+                  `operations:\n${done.map((one) => JSON.stringify(one)).join('\n')}`,
+              );
+          }
+        };
         for (const operation of operations) {
           const expected = model.apply(operation);
           if (operation.kind === 'removal') did.add('removals');
@@ -379,6 +401,7 @@ function inboxProperty(removals: boolean) {
             if (found.length > 0)
               expect.fail(`${operation.kind} at ${operation.now} told onWritten:\n${found.join('\n')}`);
           }
+          if (EACH_STEP) await expectInboxesAfter(operations.slice(0, operations.indexOf(operation) + 1));
         }
         for (const userId of base.userIds) {
           const expected = modelSnapshot(model, userId, base.readAt, since);

@@ -9,6 +9,19 @@ import { applyRemovals, recomputeRacedGroups } from './apply-removals.ts';
 import { removalReaches, tombstoneKey, tombstonesMet } from './tombstones.ts';
 
 /**
+ * The keys of the records a voided activity may be counted in, to be computed again without it;
+ * 'whole': every record of its group.
+ */
+export type RecordsOf = (activity: Activity) => ReadonlySet<string> | 'whole';
+
+/**
+ * The records a write of the activity could have made or changed: its recipient's for one
+ * addressed to a user (a comment, a late join's backfill), every member's for a community's post.
+ */
+const recordsByAudience: RecordsOf = ({ verb, targetId, audience }) =>
+  audience.kind === 'user' ? new Set([recordKey(verb, targetId, audience.userId)]) : 'whole';
+
+/**
  * After a write of `activities`, the removals it may have raced (docs/storage.md#removals):
  * - one that voids an action of this write, applied once more now that the write is done: stored
  *   while it ran (after its tombstone check), it may have read the kept actions before this write
@@ -27,6 +40,7 @@ export async function reapplyRemovals(
   activities: readonly Activity[],
   options: GroupingOptions,
   seen?: ReadonlySet<string>,
+  recordsOf: RecordsOf = recordsByAudience,
 ): Promise<void> {
   if (activities.length === 0) return;
   const voiding: Removal[] = [];
@@ -34,23 +48,19 @@ export async function reapplyRemovals(
   // The removal may have taken these actions out before this write kept them in its records, so
   // their groups are not found through the kept actions any more: they are named here.
   const counted = new Map<string, Set<string>>();
-  // The records this write could have made in each such group: its recipients' for activities
-  // addressed to users (a comment, a late join's backfill), every member's for a community's post.
+  // The records each such group's voided actions may be counted in (recordsOf).
   const written = new Map<string, Set<string> | 'whole'>();
   const racedGroups = new Set<string>();
   for (const removal of await tombstonesMet(db, activities)) {
     const voids = activities.filter((activity) => removalVoids(removal, activity));
     for (const activity of voids) {
+      const records = recordsOf(activity);
+      if (records !== 'whole' && records.size === 0) continue;
       const group = recordGroup(activity.verb, activity.targetId);
       counted.set(group, (counted.get(group) ?? new Set()).add(activity.lastActionId));
-      const { audience } = activity;
       const keys = written.get(group);
-      if (audience.kind !== 'user') written.set(group, 'whole');
-      else if (keys !== 'whole')
-        written.set(
-          group,
-          (keys ?? new Set()).add(recordKey(activity.verb, activity.targetId, audience.userId)),
-        );
+      if (records === 'whole') written.set(group, 'whole');
+      else if (keys !== 'whole') written.set(group, new Set([...(keys ?? []), ...records]));
     }
     if (voids.length > 0) voiding.push(removal);
     // Whether or not it voids one of them: applied again, it computes only the groups of what it

@@ -503,27 +503,49 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
       expect(await record(key)).to.equal(null);
       expect(await actorsOf('p-41')).to.equal(0);
     });
+
+    it('a comment counted behind the three actors a record shows: the retry takes it out of the count', async () => {
+      const key = recordKey('comment', 'p-42', 'u-ana');
+      const newer: [string, string, number][] = [
+        ['u-cy', 'cm-42c', 3],
+        ['u-dee', 'cm-42d', 4],
+        ['u-eve', 'cm-42e', 5],
+      ];
+      await applyPersonalActivities(mongo.db, comments('p-42', newer), options);
+      const late = comments('p-42', [['u-ben', 'cm-42b', 1]]);
+      const racing = removalBeforeInsert(removalOf('cm-42b', 'p-42'), 'bulkWrite');
+      const failed = await applyPersonalActivities(failingAfterRemoval(racing), late, options).then(
+        () => 'finished',
+        (error: Error) => error.message,
+      );
+      expect(failed).to.match(/dies before its second check/);
+      expect(await record(key), 'the try’s record').to.include({ actorsCount: 4, lastActionId: 'cm-42e' });
+      await applyPersonalActivities(mongo.db, late, options);
+      expect(await record(key)).to.include({ actorsCount: 3, lastActionId: 'cm-42e' });
+      expect(await actorsOf('cm-42b')).to.equal(0);
+    });
   });
 
   /**
-   * `db`, on which the first insert of a record runs `removal` whole before it: a write that read
-   * the group's actors before the removal took its action out, and whose record the removal,
-   * which ran before it existed, found nothing of to compute.
+   * `db`, on which the first insert of a record (or, with `bulkWrite`, the first update) runs
+   * `removal` whole before it: a write that read the group's actors before the removal took its
+   * action out, and whose record the removal, which ran before it existed (or before the write
+   * counted the action), found nothing of to compute.
    */
-  const removalBeforeInsert = (removal: Removal) => {
+  const removalBeforeInsert = (removal: Removal, method: 'insertMany' | 'bulkWrite' = 'insertMany') => {
     const ran = { value: false };
     const db = withCollectionMethod(
       mongo.db,
       TRAY_RECORDS,
-      'insertMany',
-      (insertMany) =>
-        (async (docs: readonly Document[], ...rest: unknown[]) => {
+      method,
+      (write) =>
+        (async (...args: unknown[]) => {
           if (!ran.value) {
             ran.value = true;
             await applyRemovals(mongo.db, [removal], options);
           }
-          return (insertMany as (...args: unknown[]) => Promise<unknown>)(docs, ...rest);
-        }) as typeof insertMany,
+          return (write as (...args: unknown[]) => Promise<unknown>)(...args);
+        }) as typeof write,
     );
     return { db, ran };
   };
