@@ -92,6 +92,9 @@ const server = await listenedOrExit(
     headersTimeoutMs: 5_000,
     requestTimeoutMs: 15_000,
     keepAliveTimeoutMs: config.RECEIVER_KEEPALIVE_TIMEOUT_MS,
+    // A sender refused on its address (or a request refused on its method or path) is answered
+    // before it is invited to upload its body.
+    deferContinue: true,
     portVariable: 'RECEIVER_PORT',
     logger,
     hostVariable: listenHostVariable(config, 'RECEIVER_HOST', config.RECEIVER_HOST),

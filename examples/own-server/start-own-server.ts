@@ -4,6 +4,7 @@ import type { Cidr } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
 import { createDeliveryDecider, readBody } from '../../receiver/decision/create-delivery-decider.ts';
 import { answerClientError } from '../../shared/http/listen.ts';
+import { continueRequest, deferContinue } from '../../shared/http/expect-continue.ts';
 import { readRawBody } from '../../receiver/http/read-raw-body.ts';
 import { webhookPathMatcher } from '../../receiver/http/webhook-path-matcher.ts';
 import type { SignatureScheme, WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
@@ -100,6 +101,8 @@ export async function startOwnServer(
     }
     let body: Buffer;
     try {
+      // A sender waiting for `100 Continue` is invited to send its body only now (checkContinue below).
+      continueRequest(req, res);
       body = await readRawBody(req, options.maxBodyBytes ?? 1024 * 1024);
     } catch (error) {
       return refuse(res, error instanceof AppError ? error : new AppError('BAD_REQUEST', 'bad request'));
@@ -142,6 +145,12 @@ export async function startOwnServer(
   // A request Node's parser refuses, or one too slow, gets the JSON error body the receiver answers
   // (Node's own answer is a bare status line).
   server.on('clientError', answerClientError);
+  // `Expect: 100-continue`: Node would invite the body before `answer` sees the request, so a
+  // sender refused on its head would upload it for nothing (expect-continue.ts).
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    deferContinue(req, res);
+    void answer(req, res);
+  });
   // A port in use (EADDRINUSE) rejects here; without the listener it was an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -13,6 +13,7 @@ import { SPOOL_DEADLINE_MS } from '../spool/spool-deadline.ts';
 import { SpoolFullError } from '../spool/spool-full-error.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
 import { readRawBody } from './read-raw-body.ts';
+import { continueRequest } from '../../shared/http/expect-continue.ts';
 import { writeErrorReply } from './write-error-reply.ts';
 
 export interface WebhookSettings extends DeliveryRules {
@@ -184,6 +185,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       }
       let rawBody: Buffer;
       try {
+        // Only now is a client waiting to be told to send its body told so (listen's deferContinue).
+        continueRequest(req, res);
         rawBody = await readRawBody(req, settings.maxBodyBytes);
       } catch (error) {
         const appError =

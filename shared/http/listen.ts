@@ -13,6 +13,7 @@ import { AppError, errorBody } from '../errors/app-error.ts';
 import type { Logger } from '../logging/create-logger.ts';
 import { SHUTDOWN_DEADLINE_MS } from '../process/on-shutdown.ts';
 import { hostPort } from './host-port.ts';
+import { deferContinue } from './expect-continue.ts';
 
 /**
  * Node answers a request its parser refuses (a control character in a header, a malformed request
@@ -57,6 +58,12 @@ export interface ListenOptions {
   hostVariable?: string | undefined;
   /** Where the listener's errors after start-up go (a process warning on stderr without). */
   logger?: Logger;
+  /**
+   * The app sends `100 Continue` itself, when it reads a body (expect-continue.ts): a request it
+   * refuses on its head is answered without inviting the body. Off: Node sends it before the app
+   * sees the request.
+   */
+  deferContinue?: boolean;
 }
 
 /**
@@ -118,10 +125,13 @@ function requiringHost(app: RequestListener): RequestListener {
 export async function listen(app: RequestListener, options: ListenOptions): Promise<Server> {
   // Node enforces headersTimeout/requestTimeout only when it sweeps connections, every 30 s by
   // default; a 1 s sweep makes the slowloris limits hold to about a second.
-  const server = createServer(
-    { connectionsCheckingInterval: 1_000, requireHostHeader: false },
-    requiringHost(app),
-  );
+  const handler = requiringHost(app);
+  const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, handler);
+  if (options.deferContinue)
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      deferContinue(req, res);
+      handler(req, res);
+    });
   // An Expect other than 100-continue (which Node answers as ever): Node's own 417 had no body.
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
     refuse(res, new AppError('EXPECTATION_FAILED', 'expectation not supported: only 100-continue is')),

@@ -152,6 +152,48 @@ describe('receiver/main.ts', function () {
     });
   });
 
+  describe('a sender that waits for 100 Continue before its body', () => {
+    /** Sends a signed delivery's head from `localAddress`, the body only once invited; the bytes answered. */
+    const deliver = (port: number, localAddress: string) =>
+      new Promise<{ answer: string; closed: boolean }>((resolve, reject) => {
+        const body = channelDidCreate(`main-continue-${localAddress}`);
+        let answer = '';
+        const socket = connect({ port, host: '127.0.0.1', localAddress }, () =>
+          socket.write(
+            `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+              `x-service-signature: ${sign(body, secret)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+              `Expect: 100-continue\r\n\r\n`,
+          ),
+        );
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString();
+          if (answer === 'HTTP/1.1 100 Continue\r\n\r\n') socket.write(body);
+          // A final answer (not the interim one) ends with its JSON body.
+          const final = answer.replace('HTTP/1.1 100 Continue\r\n\r\n', '');
+          if (final.startsWith('HTTP/1.1') && final.endsWith('}'))
+            setTimeout(() => resolve({ answer, closed: socket.readableEnded }), 200);
+        });
+        socket.on('error', reject);
+      });
+
+    it('is invited to send it only once its address passed: a refused one gets its 403 at once, then the connection closes', async () => {
+      const { port, child } = await start({ WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' });
+      try {
+        const allowed = await deliver(port, '127.0.0.1');
+        expect(allowed.answer).to.match(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+        expect(allowed.answer.endsWith('{}')).to.equal(true);
+        expect(allowed.closed, 'kept alive').to.equal(false);
+        const refused = await deliver(port, '127.0.0.2');
+        expect(refused.answer).to.match(/^HTTP\/1\.1 403 Forbidden\r\n/);
+        expect(refused.answer).not.to.include('100 Continue');
+        expect(refused.answer).to.match(/^Connection: close$/im);
+        expect(refused.closed, 'closed').to.equal(true);
+      } finally {
+        await stop(child);
+      }
+    });
+  });
+
   describe('with a placeholder for a secret', () => {
     it('warns at start-up naming the webhook, never the secret, and still starts', async () => {
       const { child, output } = await start({

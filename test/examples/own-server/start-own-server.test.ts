@@ -147,6 +147,39 @@ describe('the own-server example (examples/own-server): the verification core in
     });
   });
 
+  it('invites a body sent on 100-continue only once the head passed, as the receiver does', async () => {
+    /** The bytes answered to `headers` (each a `name: value` line) sent with Expect: 100-continue. */
+    const exchange = (body: string, headers: Record<string, string>) =>
+      new Promise<{ answer: string; closed: boolean }>((resolve) => {
+        const socket = connect(server!.port, '127.0.0.1');
+        const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+        socket.write(
+          `POST /webhooks HTTP/1.1\r\nHost: x\r\n${lines.join('')}` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString();
+          if (answer === 'HTTP/1.1 100 Continue\r\n\r\n') socket.write(body);
+          // Its answers are chunked: the last chunk ends them.
+          else if (answer.endsWith('\r\n0\r\n\r\n'))
+            setTimeout(() => {
+              resolve({ answer, closed: socket.readableEnded });
+              socket.destroy();
+            }, 200);
+        });
+      });
+    const body = channelDidCreate('own-continue');
+    const accepted = await exchange(body, signedHeaders(body));
+    expect(accepted.answer).to.match(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+    expect(seen.map((event) => event.key)).to.have.lengthOf(1);
+    // A legacy duplicate is decided on its head: acknowledged without its body, then closed.
+    const legacy = await exchange(body, { ...signedHeaders(body), 'x-legacy-signature': 'x' });
+    expect(legacy.answer).to.match(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(legacy.answer).not.to.include('100 Continue');
+    expect(legacy.closed, 'closed').to.equal(true);
+  });
+
   describe('the webhook path, matched as the receiver matches it', () => {
     const prefix = useQueuePrefix();
     let receiver: TestReceiver;

@@ -3,6 +3,7 @@ import express from 'express';
 import { Agent, get as httpGet } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { closeServer, listen, ListenError } from '../../../shared/http/listen.ts';
+import { continueRequest } from '../../../shared/http/expect-continue.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 
 describe('listen()', () => {
@@ -128,6 +129,82 @@ describe('listen()', () => {
     } finally {
       await closeServer(server);
     }
+  });
+
+  describe('a request that waits for 100 Continue before sending its body', () => {
+    /** A connection that sent `head` (an Expect: 100-continue request's headers) and reads the answers. */
+    function waitingClient(port: number, head: string) {
+      let answer = '';
+      let ended = false;
+      const socket = connect(port, '127.0.0.1', () => socket.write(head));
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('end', () => (ended = true));
+      const until = async (done: () => boolean) => {
+        const deadline = Date.now() + 5_000;
+        while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        return answer;
+      };
+      return {
+        socket,
+        answer: (pattern: RegExp) => until(() => pattern.test(answer)),
+        end: async () => {
+          await until(() => ended);
+          return ended;
+        },
+      };
+    }
+    const head = (path: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n`;
+    const app = express();
+    // Refused on its head: answered without reading the body.
+    app.post('/refuse', (_req, res) => res.status(403).json({}));
+    app.post('/read', (req, res) => {
+      continueRequest(req, res);
+      let length = 0;
+      req.on('data', (chunk: Buffer) => (length += chunk.length));
+      req.on('end', () => res.json({ length }));
+    });
+
+    it('with deferContinue: a request answered on its head gets no 100 Continue, and its connection closes', async () => {
+      const server = await listen(app, { port: 0, deferContinue: true });
+      try {
+        const client = waitingClient((server.address() as AddressInfo).port, head('/refuse'));
+        const answer = await client.answer(/\r\n\r\n\{\}$/);
+        expect(answer.split('\r\n')[0]).to.equal('HTTP/1.1 403 Forbidden');
+        expect(answer).not.to.include('100 Continue');
+        expect(answer).to.match(/^Connection: close$/im);
+        expect(await client.end(), 'the server ended the connection').to.equal(true);
+      } finally {
+        await closeServer(server);
+      }
+    });
+
+    it('with deferContinue: the app that reads the body sends 100 Continue first, and the connection stays open', async () => {
+      const server = await listen(app, { port: 0, deferContinue: true });
+      try {
+        const client = waitingClient((server.address() as AddressInfo).port, head('/read'));
+        expect(await client.answer(/\r\n\r\n/)).to.equal('HTTP/1.1 100 Continue\r\n\r\n');
+        client.socket.write('{}');
+        const answer = await client.answer(/\{"length":2\}$/);
+        expect(answer).to.match(/HTTP\/1\.1 200 OK/);
+        expect(answer).to.match(/^Connection: keep-alive$/im);
+        client.socket.destroy();
+      } finally {
+        await closeServer(server);
+      }
+    });
+
+    it('without it: Node sends 100 Continue before the app sees the request, as ever', async () => {
+      const server = await listen(app, { port: 0 });
+      try {
+        const client = waitingClient((server.address() as AddressInfo).port, head('/refuse'));
+        const answer = await client.answer(/\r\n\r\n\{\}$/);
+        expect(answer.startsWith('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 403 Forbidden')).to.equal(true);
+        client.socket.destroy();
+      } finally {
+        await closeServer(server);
+      }
+    });
   });
 
   // Once listening, Node reports a failed accept (EMFILE: out of file descriptors) as the server's
