@@ -30,6 +30,18 @@ describe('createTrayClient', function () {
     ).not.to.throw();
   });
 
+  // fetch throws on every call for such a URL, with a message quoting it, password and all.
+  it('refuses a baseUrl with a user name or password, without quoting it', () => {
+    for (const baseUrl of ['https://app:s3cret-pw@tray.example.org', 'https://app@tray.example.org/api']) {
+      const make = () => createTrayClient({ baseUrl, getToken: () => 't' });
+      expect(make, baseUrl).to.throw(
+        TypeError,
+        'createTrayClient: baseUrl must not carry a user name or password',
+      );
+      expect(make, baseUrl).not.to.throw(/s3cret|app@/);
+    }
+  });
+
   it('refuses retry settings that are no count or no wait (NaN would retry at once), naming them', () => {
     const make = (more: { retries?: number; maxRetryWaitMs?: number }) => () =>
       createTrayClient({ baseUrl: 'http://127.0.0.1:1', getToken: () => 't', ...more });

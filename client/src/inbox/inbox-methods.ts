@@ -12,6 +12,7 @@ import type {
   UpdatedBody,
 } from '../generated/tray-api-types.ts';
 import { ALL_RECORDS_RETRY_WITHIN_MS } from '../request/all-records-retry.ts';
+import { parseIsoDateTime } from '../generated/iso-date-time.ts';
 import type { Send } from '../send.ts';
 
 /** One mute in force, as the service lists it. */
@@ -73,9 +74,11 @@ function timeOf(time: TrayTime): number | string {
  */
 function retriedBefore(until: number | string | null | undefined): { retryWithinMs?: number } {
   if (until === null || until === undefined) return {};
-  const at = typeof until === 'number' ? until : Date.parse(until);
+  // Read as the service reads it (its own reader, generated): Date.parse takes fewer forms (±hh,
+  // the basic form, a `,` fraction) and more (no offset, 30 February) than the service.
+  const at = typeof until === 'number' ? until : parseIsoDateTime(until);
   // A time the service cannot read is refused with 400, which is never sent again anyway.
-  return Number.isFinite(at) ? { retryWithinMs: at - Date.now() } : {};
+  return typeof at === 'number' ? { retryWithinMs: at - Date.now() } : {};
 }
 
 export function inboxMethods(send: Send): InboxMethods {

@@ -264,7 +264,10 @@ async function* streamEvents(
         if (message.event === 'unread') started = true;
         if (message.event === 'expired') expiredToken = token;
         if (message.id !== '') lastEventId = message.id;
-        if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
+        // An event without an id of its own (the service leaves them off until a `reset`) carries
+        // the resume point still: a `replaced` resumed from its id must not start afresh.
+        const id = message.id !== '' ? message.id : (lastEventId ?? '');
+        if (known) yield { event: message.event, id, data } as TrayStreamEvent;
         // Told once the app has taken the event (asked for the next), not before.
         tellResumePoint();
         // A newer stream of the user took this one's place (STREAMS_PER_USER): reconnecting would

@@ -6,7 +6,10 @@ import { streamEventNames, type StreamEventDataMap } from '../generated/tray-api
  */
 export type TrayStreamEventName = Exclude<keyof StreamEventDataMap, 'opened' | 'expired'>;
 
-/** One live-stream event: its name, its id (the resume point) and its typed data. */
+/**
+ * One live-stream event: its name, its id (the resume point: for an event the service sent without
+ * one, the one before it) and its typed data.
+ */
 export type TrayStreamEvent = {
   [E in TrayStreamEventName]: { event: E; id: string; data: StreamEventDataMap[E] };
 }[TrayStreamEventName];

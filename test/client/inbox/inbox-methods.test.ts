@@ -87,6 +87,32 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
       });
       expect(sent).to.equal(0);
     });
+
+    // The service reads forms Date.parse does not (±hh, a `,` fraction, the basic form): timed by
+    // Date.parse, such an `until` had no window, and the call was sent after it.
+    it('times an until string as the service reads it, in every form it takes', async () => {
+      const soon = () => new Date(Date.now() + 300).toISOString();
+      const forms = [
+        (iso: string) => iso.replace('.', ',').replace('Z', '+00'),
+        (iso: string) => iso.replace(/[-:]/g, ''),
+      ];
+      for (const form of forms) {
+        let sent = 0;
+        const client = createTrayClient({
+          baseUrl: target.baseUrl,
+          getToken: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 600));
+            return target.token(user);
+          },
+          fetch: (input, init) => ((sent += 1), fetch(input, init)),
+        });
+        const until = form(soon());
+        await expect(client.snooze([keys.a], until), until).to.be.rejected.and.eventually.include({
+          name: 'TimeoutError',
+        });
+        expect(sent, until).to.equal(0);
+      }
+    });
   });
 
   describe('mutes', () => {

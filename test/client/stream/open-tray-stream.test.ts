@@ -837,6 +837,20 @@ describe('openTrayStream against a scripted event stream', function () {
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(script.tickets).to.have.lengthOf(1);
     });
+
+    // Resumed from an id older than a day, the service leaves the ids off until its `reset`; a
+    // newer stream taking the place before that made `replaced` the app resumes from id-less.
+    it('gives it the resume point when it comes without an id, so resuming from it misses nothing', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.end(`event: replaced\ndata: ${JSON.stringify({ reason: 'stream-limit', reconnect: false })}\n\n`);
+      });
+      const { stream } = await open(script, { lastEventId: 'an-old-id' });
+      expect(await stream.ended).to.equal(undefined);
+      expect(stream.events.map((event) => `${event.event}#${event.id}`)).to.deep.equal([
+        'replaced#an-old-id',
+      ]);
+    });
   });
 
   describe('when the service tells the stream its id (`opened`)', () => {
