@@ -71,21 +71,27 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
         .and.eventually.include({ status: 400, code: 400001 });
     });
 
-    // Sent after its `until`, the service would refuse it with a 400 that blames the caller's time.
-    it('a snooze whose until passes while getToken answers is not sent', async () => {
-      let sent = 0;
+    /** A client whose getToken answers after 600 ms, counting the calls it sends. */
+    const slowTokenClient = () => {
+      const sent = { count: 0 };
       const client = createTrayClient({
         baseUrl: target.baseUrl,
         getToken: async () => {
           await new Promise((resolve) => setTimeout(resolve, 600));
           return target.token(user);
         },
-        fetch: (input, init) => ((sent += 1), fetch(input, init)),
+        fetch: (input, init) => ((sent.count += 1), fetch(input, init)),
       });
+      return { client, sent };
+    };
+
+    // Sent after its `until`, the service would refuse it with a 400 that blames the caller's time.
+    it('a snooze whose until passes while getToken answers is not sent', async () => {
+      const { client, sent } = slowTokenClient();
       await expect(client.snooze([keys.a], Date.now() + 300)).to.be.rejected.and.eventually.include({
         name: 'TimeoutError',
       });
-      expect(sent).to.equal(0);
+      expect(sent.count).to.equal(0);
     });
 
     // The service reads forms Date.parse does not (±hh, a `,` fraction, the basic form): timed by
@@ -97,20 +103,12 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
         (iso: string) => iso.replace(/[-:]/g, ''),
       ];
       for (const form of forms) {
-        let sent = 0;
-        const client = createTrayClient({
-          baseUrl: target.baseUrl,
-          getToken: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 600));
-            return target.token(user);
-          },
-          fetch: (input, init) => ((sent += 1), fetch(input, init)),
-        });
+        const { client, sent } = slowTokenClient();
         const until = form(soon());
         await expect(client.snooze([keys.a], until), until).to.be.rejected.and.eventually.include({
           name: 'TimeoutError',
         });
-        expect(sent, until).to.equal(0);
+        expect(sent.count, until).to.equal(0);
       }
     });
   });

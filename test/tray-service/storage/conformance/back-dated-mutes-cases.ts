@@ -26,6 +26,13 @@ async function commentedPost(context: ConformanceContext) {
   return { tray, id, ana, comment };
 }
 
+/** Ana, a member of the case's community since minute 0. */
+async function anaInTheCommunity(context: ConformanceContext) {
+  const tray = modelledStorage(context);
+  await tray.membership('u-ana', true, 0);
+  return { tray, id: context.id, ana: context.id('u-ana'), communityId: tray.communityId };
+}
+
 /** Ana's mute of a target dated `at` (the tray's clock then), until removed. */
 function mute(tray: ModelledStorage, ana: string, targetType: MuteTargetType, targetId: string, now: number) {
   return tray.apply({ kind: 'mute', userId: ana, target: { targetType, targetId }, until: null, now });
@@ -160,11 +167,7 @@ conformanceCase(
 conformanceCase(
   'back-dated mutes: a redelivered leave computes nothing, so a record counting the muted actor keeps it',
   async (context) => {
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const ana = id('u-ana');
-    const { communityId } = tray;
-    await tray.membership('u-ana', true, 0);
+    const { tray, id, ana, communityId } = await anaInTheCommunity(context);
     await tray.membership('u-ana', false, 2, NOW + 1);
     await tray.posts([aPost(id('u-kim'), { id: id('p-kim'), at: at(1), communityId })], NOW + 2);
     // A comment on Ana's post after she left, held back, processed after her leave was stored.
@@ -202,11 +205,7 @@ conformanceCase(
 conformanceCase(
   'back-dated mutes: a redelivered removed post computes nothing, though the record shows its author at that time for another post',
   async (context) => {
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const ana = id('u-ana');
-    const { communityId } = tray;
-    await tray.membership('u-ana', true, 0);
+    const { tray, id, ana, communityId } = await anaInTheCommunity(context);
     // Kim's two posts in the same millisecond; the second is removed.
     const post = (postId: string) => aPost(id('u-kim'), { id: id(postId), at: at(1), communityId });
     await tray.posts([post('p-1'), post('p-2')], NOW + 1);
