@@ -89,6 +89,7 @@ for (const [name, value] of Object.entries({
   mutes,
   commenters,
   hot,
+  side,
   concurrency,
 })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a whole number >= 1`);

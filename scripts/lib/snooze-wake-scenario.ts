@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DAY_MS } from '../../shared/time/durations.ts';
+import { WAKE_BATCH } from '../../tray-service/worker/snooze-wake-loop.ts';
 import { seedGroupInsert, type SeedGroup } from './seed-bench-records.ts';
 import { openStream, type Stream } from './sse-client.ts';
 
@@ -22,8 +23,8 @@ export interface SnoozeWakeOptions {
 const TARGET_MS = 1_000;
 /** How long after the window's end a record may still arrive before it counts as missing. */
 const GRACE_MS = 30_000;
-/** Records claimed per statement by the bare-SQL baseline. */
-const BASELINE_BATCH = 1_000;
+/** Records claimed per statement by the bare-SQL baseline: as many as the wake loop claims. */
+const BASELINE_BATCH = WAKE_BATCH;
 const RETENTION_MS = 90 * DAY_MS;
 
 const percentile = (sorted: readonly number[], p: number) =>
