@@ -1,4 +1,4 @@
-// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000] [--away 1000] [--kept 0] [--muting 0] [--batch N]`: a quick timing, by hand, of
+// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000] [--away 1000] [--kept 0] [--muting 0] [--early 0] [--batch N]`: a quick timing, by hand, of
 // the PostgreSQL adapter's post fan-out (--quiet: without live streams to tell) (tray-service/storage/postgres): one post grouped into
 // --members members' `post` records, first new records, then grouped into the existing ones, then
 // after --posters distinct members have posted (a wide group), then after --away members left and
@@ -26,6 +26,9 @@ const { values: args } = parseArgs({
     away: { type: 'string', default: '1000' },
     kept: { type: 'string', default: '0' },
     muting: { type: 'string', default: '0' },
+    // Posts by this many others before the members joined (an older community's first posters):
+    // their actors are the group's oldest, so every member's record counts from after them.
+    early: { type: 'string', default: '0' },
     quiet: { type: 'boolean', default: false },
     // Members per fan-out statement (TRAY_FANOUT_BATCH); the adapter's default when not given.
     batch: { type: 'string' },
@@ -36,6 +39,7 @@ const posters = Number(args.posters);
 const away = Number(args.away);
 const kept = Number(args.kept);
 const muting = Number(args.muting);
+const early = Number(args.early);
 const T0 = Date.UTC(2026, 0, 1);
 
 const post = bigClubPost;
@@ -130,6 +134,15 @@ async function main(): Promise<void> {
           : `, heap held while telling ${(heapHeld / 1e6).toFixed(0)} MB (${Math.round(heapHeld / told)} bytes a record)`;
       process.stdout.write(`${label}: ${ms.toFixed(0)} ms, ${told} records told${heap}\n`);
     };
+    if (early > 0)
+      for (let start = 0; start < early; start += 100)
+        await writes.fanOutPosts(
+          'c-big',
+          Array.from({ length: Math.min(100, early - start) }, (_, index) =>
+            post(`early-${start + index}`, T0 - 3_600_000 + start + index, `p-early-${start + index}`),
+          ),
+          context(T0 + 1_000),
+        );
     await time(`1 post to ${members} members, new records`, [post('m0', T0 + 60_000, 'p-1')], T0 + 61_000);
     for (let round = 1; round <= 3; round++)
       await time(

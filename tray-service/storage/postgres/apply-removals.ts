@@ -179,10 +179,12 @@ function recomputeSql(members: boolean): string {
            FROM d JOIN tray_records t
              ON t.user_id = d.user_id AND t.key = tray_record_key(d.verb, d.target_id, d.user_id)
            WHERE t.expires_at > $7),
-     -- Each group's actors once: how many, and the oldest (a record counting from before it counts all).
+     -- Each group's actors' times once, in order: how many there are from any countFrom on is a
+     -- binary search (width_bucket), not a count per record (upsert-group-records.ts).
      g AS MATERIALIZED (
-       SELECT grp.verb, grp.target_id, s.total, s.min_at FROM grp CROSS JOIN LATERAL (
-         SELECT count(*)::int AS total, min(t.at) AS min_at FROM tray_target_actors t
+       SELECT grp.verb, grp.target_id, cardinality(s.ats) AS total, s.ats[1] AS min_at, s.ats
+       FROM grp CROSS JOIN LATERAL (
+         SELECT coalesce(array_agg(t.at ORDER BY t.at), '{}') AS ats FROM tray_target_actors t
          WHERE t.target_id = grp.target_id AND t.verb = grp.verb) AS s),
      x AS (SELECT r.*, e.exact FROM r LEFT JOIN LATERAL (
              SELECT ${exact} AS exact
@@ -200,10 +202,11 @@ function recomputeSql(members: boolean): string {
        SELECT x.user_id, x.key, x.old_actors, x.old_count, x.old_last,
          CASE WHEN x.exact IS NOT NULL THEN x.exact->'actors' ELSE top.actors END AS actors,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->>'count')::int
-              WHEN x.count_from <= g.min_at THEN g.total - (CASE WHEN own.at >= x.count_from THEN 1 ELSE 0 END)
-              ELSE (SELECT count(*)::int FROM tray_target_actors t
-                    WHERE t.target_id = x.target_id AND t.verb = x.verb AND t.at >= x.count_from
-                      AND t.actor_id <> x.user_id) END AS actors_count,
+              -- The array read from g in place (upsert-group-records.ts), not joined in.
+              ELSE (CASE WHEN x.count_from <= g.min_at THEN g.total
+                         ELSE (SELECT b.total - width_bucket(x.count_from - 1, b.ats) FROM g AS b
+                               WHERE b.verb = x.verb AND b.target_id = x.target_id) END)
+                   - (CASE WHEN own.at >= x.count_from THEN 1 ELSE 0 END) END AS actors_count,
          CASE WHEN x.exact IS NOT NULL THEN x.exact->'newest'->>'lastActionId' ELSE top.newest END AS last_action_id,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'at')::bigint ELSE top.newest_at END AS last_action_at,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'lastActionSegmentNo')::bigint

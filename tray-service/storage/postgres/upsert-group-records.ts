@@ -478,10 +478,11 @@ export async function upsertGroupRecords(
      mk AS (SELECT m.user_id, max(${MUTE_END}) AS mute_end FROM mu AS m GROUP BY m.user_id),
      d AS (${deliveriesQuery}),
      -- Each group's actors, once per statement: the newest four (enough for three once the
-     -- recipient is left out), how many, and the oldest action. The groups are those of the
-     -- activities (a few rows), not of the deliveries (as many as the members).
+     -- recipient is left out), and every actor's time in order (ats: how many, the oldest, and
+     -- how many from any countFrom on). The groups are those of the activities (a few rows), not
+     -- of the deliveries (as many as the members).
      g AS MATERIALIZED (
-       SELECT k.verb, k.target_id, s.top, s.total, s.min_at,
+       SELECT k.verb, k.target_id, s.top, cardinality(s.ats) AS total, s.ats[1] AS min_at, s.ats, s.top3_min_at,
               coalesce(s.top3_ids, '{}') AS top3_ids,
               coalesce(s.top3, '[]'::jsonb)::json AS top3
        FROM (SELECT DISTINCT verb, target_id FROM p) AS k
@@ -494,10 +495,10 @@ export async function upsertGroupRecords(
          SELECT coalesce(jsonb_agg(a.snap ORDER BY a.n), '[]'::jsonb) AS top,
                 jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 3) AS top3,
                 array_agg(a.actor_id) FILTER (WHERE a.n <= 3) AS top3_ids,
-                (SELECT count(*)::int FROM tray_target_actors c
-                 WHERE c.target_id = k.target_id AND c.verb = k.verb) AS total,
-                (SELECT c.at FROM tray_target_actors c WHERE c.target_id = k.target_id AND c.verb = k.verb
-                 ORDER BY c.at, c.action_id LIMIT 1) AS min_at
+                min(a.at) FILTER (WHERE a.n <= 3) AS top3_min_at,
+                -- Read from the index alone, in its order; a few MB for a million actors.
+                (SELECT coalesce(array_agg(c.at ORDER BY c.at), '{}') FROM tray_target_actors c
+                 WHERE c.target_id = k.target_id AND c.verb = k.verb) AS ats
          FROM (SELECT t.actor_id, t.at,
                       jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'name', t.name,
                         'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url,
@@ -566,18 +567,25 @@ export async function upsertGroupRecords(
          greatest(j.n_at, j.c_at) AS last_update,
          CASE WHEN j.newer THEN nullif(j.n_at, greatest(j.n_at, j.c_at))
               ELSE nullif(coalesce(j.c_action_at, j.c_at), greatest(j.n_at, j.c_at)) END AS last_action_at,
-         -- Common case first: every actor counts and the recipient is not among the newest three.
+         -- Common case first: the group's newest three all from countFrom on, the recipient not
+         -- among them, are the record's (whatever older actors it does not count).
          CASE WHEN j.exact IS NOT NULL THEN j.exact->'actors'
-              WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
+              WHEN j.cf <= g.top3_min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
               ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)::json
                     FROM (SELECT e, o FROM jsonb_array_elements(g.top) WITH ORDINALITY AS x(e, o)
                           WHERE (e->>'at')::bigint >= j.cf AND e->>'userId' <> j.user_id
                           ORDER BY o LIMIT 3) AS s)
          END AS actors,
+         -- The actors from countFrom on: all but those before it, found by a binary search of the
+         -- group's times (width_bucket: how many are <= cf - 1). A count per record instead read
+         -- every actor since its countFrom, per member: a community with posts from before most
+         -- members joined took 2.7 s to group a post into 10,000 records of 1,000 posters.
          CASE WHEN j.exact IS NOT NULL THEN (j.exact->>'count')::int
               ELSE (CASE WHEN j.cf <= g.min_at THEN g.total
-                         ELSE (SELECT count(*)::int FROM tray_target_actors t
-                               WHERE t.target_id = j.target_id AND t.verb = j.verb AND t.at >= j.cf) END)
+                         -- Read from g in place, by a subquery: joined in, the array would be
+                         -- carried through the sorts above the join, one copy per member.
+                         ELSE (SELECT b.total - width_bucket(j.cf - 1, b.ats) FROM g AS b
+                               WHERE b.verb = j.verb AND b.target_id = j.target_id) END)
                    - (CASE WHEN own.at >= j.cf THEN 1 ELSE 0 END)
          END AS actors_count
        FROM s AS j
