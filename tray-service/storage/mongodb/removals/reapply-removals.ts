@@ -54,10 +54,11 @@ export async function reapplyRemovals(
   for (const removal of await tombstonesMet(db, activities)) {
     const voids = activities.filter((activity) => removalVoids(removal, activity));
     for (const activity of voids) {
-      const records = recordsOf(activity);
-      if (records !== 'whole' && records.size === 0) continue;
+      // Named whatever records it may be counted in: the group's actors are repaired (an entry a
+      // failed try put in after the removal ran goes), and only those records computed again.
       const group = recordGroup(activity.verb, activity.targetId);
       counted.set(group, (counted.get(group) ?? new Set()).add(activity.lastActionId));
+      const records = recordsOf(activity);
       const keys = written.get(group);
       if (records === 'whole') written.set(group, 'whole');
       else if (keys !== 'whole') written.set(group, new Set([...(keys ?? []), ...records]));

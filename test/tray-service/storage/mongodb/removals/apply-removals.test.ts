@@ -504,6 +504,51 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
       expect(await actorsOf('p-41')).to.equal(0);
     });
 
+    // The removal ran between the try's keep and its actor's entry: it took the kept action out
+    // and repaired the actors before the entry was in; the try then died before its record write.
+    // No record counts the action, yet the entry would name its actor on every later delivery.
+    it('a try that died before its record write, its actor entered after the removal: the retry takes the entry out', async () => {
+      const key = recordKey('comment', 'p-43', 'u-ana');
+      await applyPersonalActivities(mongo.db, comments('p-43', [['u-cy', 'cm-43c', 3]]), options);
+      const late = comments('p-43', [['u-ben', 'cm-43b', 1]]);
+      const ran = { value: false };
+      const racing = withCollectionMethod(
+        withCollectionMethod(
+          mongo.db,
+          TRAY_TARGET_ACTORS,
+          'insertMany',
+          (insertMany) =>
+            (async (...args: unknown[]) => {
+              if (!ran.value) {
+                ran.value = true;
+                await applyRemovals(mongo.db, [removalOf('cm-43b', 'p-43')], options);
+              }
+              return (insertMany as (...args: unknown[]) => Promise<unknown>)(...args);
+            }) as typeof insertMany,
+        ),
+        TRAY_RECORDS,
+        'findOne',
+        // Dead at its first read of the records, before it claims one: a claim left behind would
+        // hold the record for a minute (compare-and-set).
+        (findOne) =>
+          ((...args: Parameters<typeof findOne>) => {
+            if (ran.value) throw new Error('the test: the try dies before its record write');
+            return findOne(...args);
+          }) as typeof findOne,
+      );
+      const failed = await applyPersonalActivities(racing, late, options).then(
+        () => 'finished',
+        (error: Error) => error.message,
+      );
+      expect(failed).to.match(/dies before its record write/);
+      expect(await actorsOf('cm-43b'), 'the try’s entry').to.equal(1);
+      await applyPersonalActivities(mongo.db, late, options);
+      expect(await actorsOf('cm-43b')).to.equal(0);
+      // And a later comment's record counts no one it should not.
+      await applyPersonalActivities(mongo.db, comments('p-43', [['u-dee', 'cm-43d', 4]]), options);
+      expect(await record(key)).to.include({ actorsCount: 2, lastActionId: 'cm-43d' });
+    });
+
     it('a comment counted behind the three actors a record shows: the retry takes it out of the count', async () => {
       const key = recordKey('comment', 'p-42', 'u-ana');
       const newer: [string, string, number][] = [
