@@ -4,8 +4,8 @@ import type { Cidr } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
 import { createDeliveryDecider, readBody } from '../../receiver/decision/create-delivery-decider.ts';
 import { answerClientError } from '../../shared/http/listen.ts';
-import { continueRequest, deferContinue } from '../../shared/http/expect-continue.ts';
-import { readRawBody } from '../../receiver/http/read-raw-body.ts';
+import { awaitsContinue, continueRequest, deferContinue } from '../../shared/http/expect-continue.ts';
+import { declaredTooLarge, readRawBody } from '../../receiver/http/read-raw-body.ts';
 import { webhookPathMatcher } from '../../receiver/http/webhook-path-matcher.ts';
 import type { SignatureScheme, WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
 import { AppError, errorBody } from '../../shared/errors/app-error.ts';
@@ -99,11 +99,15 @@ export async function startOwnServer(
       if (head.verdict === 'refuse') return refuse(res, new AppError(head.kind, head.message));
       return send(res, 200, {});
     }
+    const limit = options.maxBodyBytes ?? 1024 * 1024;
+    // A body declared too large that its sender holds back until invited is refused unsent.
+    const over = awaitsContinue(req) ? declaredTooLarge(req, limit) : undefined;
+    if (over) return refuse(res, over);
     let body: Buffer;
     try {
       // A sender waiting for `100 Continue` is invited to send its body only now (checkContinue below).
       continueRequest(req, res);
-      body = await readRawBody(req, options.maxBodyBytes ?? 1024 * 1024);
+      body = await readRawBody(req, limit);
     } catch (error) {
       return refuse(res, error instanceof AppError ? error : new AppError('BAD_REQUEST', 'bad request'));
     }

@@ -12,8 +12,8 @@ import type { Spool } from '../spool/open-spool.ts';
 import { SPOOL_DEADLINE_MS } from '../spool/spool-deadline.ts';
 import { SpoolFullError } from '../spool/spool-full-error.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
-import { readRawBody } from './read-raw-body.ts';
-import { continueRequest } from '../../shared/http/expect-continue.ts';
+import { declaredTooLarge, readRawBody } from './read-raw-body.ts';
+import { awaitsContinue, continueRequest } from '../../shared/http/expect-continue.ts';
 import { writeErrorReply } from './write-error-reply.ts';
 
 export interface WebhookSettings extends DeliveryRules {
@@ -183,6 +183,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         droppedLegacy.inc();
         return ok(res, started);
       }
+      // A body declared over the limit that its sender holds back until invited is refused unsent.
+      const over = awaitsContinue(req) ? declaredTooLarge(req, settings.maxBodyBytes) : undefined;
+      if (over) return refuse(req, res, started, 'too_large', over);
       let rawBody: Buffer;
       try {
         // Only now is a client waiting to be told to send its body told so (listen's deferContinue).

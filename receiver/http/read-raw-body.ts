@@ -12,8 +12,8 @@ import { AppError } from '../../shared/errors/app-error.ts';
  * bounds how long a client can keep sending.
  */
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return drainThenReject(req, tooLarge(limit));
+  const over = declaredTooLarge(req, limit);
+  if (over) return drainThenReject(req, over);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -62,6 +62,12 @@ function drainThenReject(req: IncomingMessage, error: AppError): Promise<never> 
     req.once('error', settle);
     req.resume();
   });
+}
+
+/** The refusal of a body whose declared length (Content-Length) is over `limit`, if it is. */
+export function declaredTooLarge(req: IncomingMessage, limit: number): AppError | undefined {
+  const declared = req.headers['content-length'];
+  return declared !== undefined && Number(declared) > limit ? tooLarge(limit) : undefined;
 }
 
 function tooLarge(limit: number): AppError {

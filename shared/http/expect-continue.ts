@@ -16,6 +16,11 @@ export function deferContinue(req: IncomingMessage, res: ServerResponse): void {
   res.shouldKeepAlive = false;
 }
 
+/** Whether the request's client still waits for `100 Continue` before it sends its body. */
+export function awaitsContinue(req: IncomingMessage): boolean {
+  return deferred.has(req);
+}
+
 /**
  * Before an app reads a body: the `100 Continue` its client waits for, once, and the connection
  * kept alive again as it would have been. Nothing for a request listen did not defer.

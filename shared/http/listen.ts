@@ -219,9 +219,11 @@ export async function closeServer(
   graceMs = DRAIN_GRACE_MS,
   onCut?: (connections: number) => void,
 ): Promise<void> {
-  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
-    res.setHeader('Connection', 'close');
-  });
+  const toClose = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('Connection', 'close');
+  server.prependListener('request', toClose);
+  // A request listen's deferContinue takes comes as 'checkContinue' instead (never added where
+  // there is none: Node would stop sending 100 Continue itself).
+  if (server.listenerCount('checkContinue') > 0) server.prependListener('checkContinue', toClose);
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);

@@ -188,6 +188,20 @@ describe('receiver/main.ts', function () {
         expect(refused.answer).not.to.include('100 Continue');
         expect(refused.answer).to.match(/^Connection: close$/im);
         expect(refused.closed, 'closed').to.equal(true);
+        // Declared over WEBHOOK_MAX_BODY_BYTES: refused on its head too, the body never invited.
+        const oversized = await new Promise<string>((resolve) => {
+          let answer = '';
+          const socket = connect(port, '127.0.0.1', () =>
+            socket.write(
+              'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+                'Content-Length: 50000000\r\nExpect: 100-continue\r\n\r\n',
+            ),
+          );
+          socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+          socket.on('end', () => resolve(answer));
+        });
+        expect(oversized).to.match(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+        expect(oversized).not.to.include('100 Continue');
       } finally {
         await stop(child);
       }

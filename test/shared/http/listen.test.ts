@@ -194,6 +194,27 @@ describe('listen()', () => {
       }
     });
 
+    // Node emits such a request as 'checkContinue', not 'request', where the drain's listener was.
+    it('with deferContinue: one arriving while the server drains is told to close too', async () => {
+      const server = await listen(app, { port: 0, deferContinue: true });
+      const client = waitingClient((server.address() as AddressInfo).port, '');
+      // A first request in flight when the drain starts, answered as before it (kept alive); the
+      // next one sent on the connection at once, before the drain's sweep finds it idle.
+      client.socket.write(head('/read'));
+      await client.answer(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      const closed = closeServer(server, 3_000);
+      client.socket.write('{}');
+      await client.answer(/\{"length":2\}$/);
+      client.socket.write(head('/read'));
+      await client.answer(/\{"length":2\}HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      client.socket.write('{}');
+      await closed;
+      const answers = (await client.answer(/\{"length":2\}$/)).split('HTTP/1.1 200 OK');
+      expect(answers[1]).to.match(/^Connection: keep-alive$/im);
+      expect(answers[2]).to.match(/^Connection: close$/im);
+      expect(await client.end()).to.equal(true);
+    });
+
     it('without it: Node sends 100 Continue before the app sees the request, as ever', async () => {
       const server = await listen(app, { port: 0 });
       try {
