@@ -4,8 +4,8 @@ import type { Cidr } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
 import { createDeliveryDecider, readBody } from '../../receiver/decision/create-delivery-decider.ts';
 import { answerClientError } from '../../shared/http/listen.ts';
-import { awaitsContinue, continueRequest, deferContinue } from '../../shared/http/expect-continue.ts';
-import { declaredTooLarge, readRawBody } from '../../receiver/http/read-raw-body.ts';
+import { deferContinue } from '../../shared/http/expect-continue.ts';
+import { readRawBody } from '../../receiver/http/read-raw-body.ts';
 import { webhookPathMatcher } from '../../receiver/http/webhook-path-matcher.ts';
 import type { SignatureScheme, WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
 import { AppError, errorBody } from '../../shared/errors/app-error.ts';
@@ -99,15 +99,11 @@ export async function startOwnServer(
       if (head.verdict === 'refuse') return refuse(res, new AppError(head.kind, head.message));
       return send(res, 200, {});
     }
-    const limit = options.maxBodyBytes ?? 1024 * 1024;
-    // A body declared too large that its sender holds back until invited is refused unsent.
-    const over = awaitsContinue(req) ? declaredTooLarge(req, limit) : undefined;
-    if (over) return refuse(res, over);
     let body: Buffer;
     try {
-      // A sender waiting for `100 Continue` is invited to send its body only now (checkContinue below).
-      continueRequest(req, res);
-      body = await readRawBody(req, limit);
+      // A sender waiting for `100 Continue` is invited to send its body only now (checkContinue
+      // below), unless it declared one over the limit.
+      body = await readRawBody(req, res, options.maxBodyBytes ?? 1024 * 1024);
     } catch (error) {
       return refuse(res, error instanceof AppError ? error : new AppError('BAD_REQUEST', 'bad request'));
     }
@@ -152,7 +148,7 @@ export async function startOwnServer(
   // `Expect: 100-continue`: Node would invite the body before `answer` sees the request, so a
   // sender refused on its head would upload it for nothing (expect-continue.ts).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    deferContinue(req, res);
+    deferContinue(req);
     void answer(req, res);
   });
   // A port in use (EADDRINUSE) rejects here; without the listener it was an unhandled 'error' event.

@@ -12,8 +12,7 @@ import type { Spool } from '../spool/open-spool.ts';
 import { SPOOL_DEADLINE_MS } from '../spool/spool-deadline.ts';
 import { SpoolFullError } from '../spool/spool-full-error.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
-import { declaredTooLarge, readRawBody } from './read-raw-body.ts';
-import { awaitsContinue, continueRequest } from '../../shared/http/expect-continue.ts';
+import { readRawBody } from './read-raw-body.ts';
 import { writeErrorReply } from './write-error-reply.ts';
 
 export interface WebhookSettings extends DeliveryRules {
@@ -183,14 +182,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         droppedLegacy.inc();
         return ok(res, started);
       }
-      // A body declared over the limit that its sender holds back until invited is refused unsent.
-      const over = awaitsContinue(req) ? declaredTooLarge(req, settings.maxBodyBytes) : undefined;
-      if (over) return refuse(req, res, started, 'too_large', over);
       let rawBody: Buffer;
       try {
-        // Only now is a client waiting to be told to send its body told so (listen's deferContinue).
-        continueRequest(req, res);
-        rawBody = await readRawBody(req, settings.maxBodyBytes);
+        rawBody = await readRawBody(req, res, settings.maxBodyBytes);
       } catch (error) {
         const appError =
           error instanceof AppError ? error : new AppError('BAD_REQUEST', 'request was aborted');

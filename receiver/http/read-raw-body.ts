@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { awaitsContinue, continueRequest } from '../../shared/http/expect-continue.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 
 /**
@@ -9,11 +10,18 @@ import { AppError } from '../../shared/errors/app-error.ts';
  * A body over the limit is refused, but only after the rest of it was read and thrown away (as
  * body-parser does): closing a socket with unread data makes the kernel send a reset, and the client
  * may then never see the 413. Nothing is buffered while draining, and the server's requestTimeout
- * bounds how long a client can keep sending.
+ * bounds how long a client can keep sending. A sender waiting for `100 Continue` (listen's
+ * deferContinue) is sent it here, once the body is to be read; one that declared a body over the
+ * limit is refused without it.
  */
-export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const over = declaredTooLarge(req, limit);
-  if (over) return drainThenReject(req, over);
+export function readRawBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit)
+    // A sender still waiting to be invited (listen's deferContinue) has sent none of it: refused
+    // unsent, the body never invited.
+    return awaitsContinue(req) ? Promise.reject(tooLarge(limit)) : drainThenReject(req, tooLarge(limit));
+  // Only now is a sender waiting to be told to send its body told so.
+  continueRequest(req, res);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -62,12 +70,6 @@ function drainThenReject(req: IncomingMessage, error: AppError): Promise<never> 
     req.once('error', settle);
     req.resume();
   });
-}
-
-/** The refusal of a body whose declared length (Content-Length) is over `limit`, if it is. */
-export function declaredTooLarge(req: IncomingMessage, limit: number): AppError | undefined {
-  const declared = req.headers['content-length'];
-  return declared !== undefined && Number(declared) > limit ? tooLarge(limit) : undefined;
 }
 
 function tooLarge(limit: number): AppError {

@@ -129,7 +129,7 @@ export async function listen(app: RequestListener, options: ListenOptions): Prom
   const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, handler);
   if (options.deferContinue)
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-      deferContinue(req, res);
+      deferContinue(req);
       handler(req, res);
     });
   // An Expect other than 100-continue (which Node answers as ever): Node's own 417 had no body.

@@ -6,6 +6,7 @@ import type { ActorSnapshot, TrayVerb } from '../../domain/tray-record.ts';
 import { recordCounts, removalChange, type RemovalTrayChange } from '../../domain/removal-tray-change.ts';
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
+import { actorsSinceSql, actorTimesSql } from './actors-since-sql.ts';
 import { writeClock } from '../write-clock.ts';
 import { MUTE_END } from './held-back-sql.ts';
 import { groupLock, lockKeys, postLock, profileLock } from './lock-keys.ts';
@@ -179,13 +180,10 @@ function recomputeSql(members: boolean): string {
            FROM d JOIN tray_records t
              ON t.user_id = d.user_id AND t.key = tray_record_key(d.verb, d.target_id, d.user_id)
            WHERE t.expires_at > $7),
-     -- Each group's actors' times once, in order: how many there are from any countFrom on is a
-     -- binary search (width_bucket), not a count per record (upsert-group-records.ts).
+     -- Each group's actors' times once, in order (actors-since-sql.ts).
      g AS MATERIALIZED (
        SELECT grp.verb, grp.target_id, cardinality(s.ats) AS total, s.ats[1] AS min_at, s.ats
-       FROM grp CROSS JOIN LATERAL (
-         SELECT coalesce(array_agg(t.at ORDER BY t.at), '{}') AS ats FROM tray_target_actors t
-         WHERE t.target_id = grp.target_id AND t.verb = grp.verb) AS s),
+       FROM grp CROSS JOIN LATERAL (SELECT ${actorTimesSql('grp.verb', 'grp.target_id')} AS ats) AS s),
      x AS (SELECT r.*, e.exact FROM r LEFT JOIN LATERAL (
              SELECT ${exact} AS exact
              WHERE (r.community_id IS NOT NULL
@@ -202,11 +200,7 @@ function recomputeSql(members: boolean): string {
        SELECT x.user_id, x.key, x.old_actors, x.old_count, x.old_last,
          CASE WHEN x.exact IS NOT NULL THEN x.exact->'actors' ELSE top.actors END AS actors,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->>'count')::int
-              -- The array read from g in place (upsert-group-records.ts), not joined in.
-              ELSE (CASE WHEN x.count_from <= g.min_at THEN g.total
-                         ELSE (SELECT b.total - width_bucket(x.count_from - 1, b.ats) FROM g AS b
-                               WHERE b.verb = x.verb AND b.target_id = x.target_id) END)
-                   - (CASE WHEN own.at >= x.count_from THEN 1 ELSE 0 END) END AS actors_count,
+              ELSE ${actorsSinceSql({ summary: 'g', countFrom: 'x.count_from', verb: 'x.verb', target: 'x.target_id', own: 'own' })} END AS actors_count,
          CASE WHEN x.exact IS NOT NULL THEN x.exact->'newest'->>'lastActionId' ELSE top.newest END AS last_action_id,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'at')::bigint ELSE top.newest_at END AS last_action_at,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'lastActionSegmentNo')::bigint

@@ -6,6 +6,7 @@ import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import { DELETED_NAME, deletedActorSql, deletedMarkSql, deletedUserSql } from './deleted-actor-sql.ts';
 import { personalAwaySql } from './personal-away-sql.ts';
+import { actorsSinceSql, actorTimesSql } from './actors-since-sql.ts';
 import { exactActorsSql } from './exact-actors-sql.ts';
 import { heldBackSql, MUTE_END, MUTES_OF_RECIPIENTS, MUTES_ON_TARGETS } from './held-back-sql.ts';
 import { KEEP_PERSONAL_ACTIONS } from './personal-actions.ts';
@@ -497,8 +498,7 @@ export async function upsertGroupRecords(
                 array_agg(a.actor_id) FILTER (WHERE a.n <= 3) AS top3_ids,
                 min(a.at) FILTER (WHERE a.n <= 3) AS top3_min_at,
                 -- Read from the index alone, in its order; a few MB for a million actors.
-                (SELECT coalesce(array_agg(c.at ORDER BY c.at), '{}') FROM tray_target_actors c
-                 WHERE c.target_id = k.target_id AND c.verb = k.verb) AS ats
+                ${actorTimesSql('k.verb', 'k.target_id')} AS ats
          FROM (SELECT t.actor_id, t.at,
                       jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'name', t.name,
                         'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url,
@@ -576,17 +576,9 @@ export async function upsertGroupRecords(
                           WHERE (e->>'at')::bigint >= j.cf AND e->>'userId' <> j.user_id
                           ORDER BY o LIMIT 3) AS s)
          END AS actors,
-         -- The actors from countFrom on: all but those before it, found by a binary search of the
-         -- group's times (width_bucket: how many are <= cf - 1). A count per record instead read
-         -- every actor since its countFrom, per member: a community with posts from before most
-         -- members joined took 2.7 s to group a post into 10,000 records of 1,000 posters.
+         -- The actors from countFrom on, by a binary search of the group's times (actors-since-sql.ts).
          CASE WHEN j.exact IS NOT NULL THEN (j.exact->>'count')::int
-              ELSE (CASE WHEN j.cf <= g.min_at THEN g.total
-                         -- Read from g in place, by a subquery: joined in, the array would be
-                         -- carried through the sorts above the join, one copy per member.
-                         ELSE (SELECT b.total - width_bucket(j.cf - 1, b.ats) FROM g AS b
-                               WHERE b.verb = j.verb AND b.target_id = j.target_id) END)
-                   - (CASE WHEN own.at >= j.cf THEN 1 ELSE 0 END)
+              ELSE ${actorsSinceSql({ summary: 'g', countFrom: 'j.cf', verb: 'j.verb', target: 'j.target_id', own: 'own' })}
          END AS actors_count
        FROM s AS j
        JOIN g ON g.verb = j.verb AND g.target_id = j.target_id

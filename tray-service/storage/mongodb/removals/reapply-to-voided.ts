@@ -5,6 +5,7 @@ import { TRAY_RECORDS, TRAY_TARGET_ACTIONS } from '../collections/collection-nam
 import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
 import { recordGroup } from '../records/storage-keys.ts';
+import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { reapplyRemovals } from './reapply-removals.ts';
 
 /** What of a record tells whether it may count an action. */
@@ -53,50 +54,61 @@ export function mayCount(record: CountedFields, voided: Activity, kept: readonly
 
 /**
  * The records a write of the voided activities could have made or changed that may count one of
- * them (mayCount), by the activity: its recipient's record for one addressed to a user, the
- * group's members' records for a community's post; one read of the records and one of the kept
- * actions per group.
+ * them (mayCount), by the activity: its recipient's record for one addressed to a user (all of
+ * them in one read), the group's members' records for a community's post; the kept actions once
+ * per group, and only for a group with such a record.
  */
 async function recordsCounting(db: Db, voided: readonly Activity[]): Promise<Map<Activity, Set<string>>> {
-  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  const actions = db.collection<TargetActionDoc>(TRAY_TARGET_ACTIONS);
-  const projection = { userId: 1, countFrom: 1, lastActionId: 1, actors: 1, actorsCount: 1 };
-  const groups = new Map<string, { members?: CountedFields[]; kept: KeptAction[] }>();
+  const personal = await readByIds(
+    db,
+    voided.flatMap(({ verb, targetId, audience }) =>
+      audience.kind === 'user' ? [recordKey(verb, targetId, audience.userId)] : [],
+    ),
+  );
+  const members = new Map<string, Promise<CountedFields[]>>();
+  const kept = new Map<string, Promise<KeptAction[]>>();
   const counting = new Map<Activity, Set<string>>();
   for (const activity of voided) {
     const { verb, targetId, audience } = activity;
     const group = recordGroup(verb, targetId);
-    let read = groups.get(group);
-    if (read === undefined) {
-      const docs = await actions
-        .find({ group }, { projection: { at: 1, 'activity.actor.userId': 1, 'activity.lastActionId': 1 } })
-        .toArray();
-      const kept = docs.map(({ at, activity: { actor, lastActionId } }) => ({
-        actorId: actor.userId,
-        at,
-        lastActionId,
-      }));
-      read = { kept };
-      groups.set(group, read);
-    }
     let candidates: CountedFields[];
     if (audience.kind === 'user') {
-      const found = await records.findOne(
-        { _id: recordKey(verb, targetId, audience.userId) },
-        { projection },
+      const record = personal.get(recordKey(verb, targetId, audience.userId));
+      candidates = record === undefined ? [] : [record];
+    } else
+      candidates = await once(members, group, () =>
+        db.collection<TrayRecordDoc>(TRAY_RECORDS).find({ group }, { projection: COUNTED }).toArray(),
       );
-      candidates = found === null ? [] : [found];
-    } else {
-      read.members ??= await records.find({ group }, { projection }).toArray();
-      candidates = read.members;
-    }
-    const { kept } = read;
+    const actions = candidates.length === 0 ? [] : await once(kept, group, () => keptActions(db, group));
     counting.set(
       activity,
-      new Set(candidates.filter((record) => mayCount(record, activity, kept)).map(({ _id }) => _id)),
+      new Set(candidates.filter((one) => mayCount(one, activity, actions)).map(({ _id }) => _id)),
     );
   }
   return counting;
+}
+
+/** What mayCount reads of a record. */
+const COUNTED = { userId: 1, countFrom: 1, lastActionId: 1, actors: 1, actorsCount: 1 };
+
+/** The group's kept actions, as mayCount reads them. */
+async function keptActions(db: Db, group: string): Promise<KeptAction[]> {
+  const docs = await db
+    .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+    .find({ group }, { projection: { at: 1, 'activity.actor.userId': 1, 'activity.lastActionId': 1 } })
+    .toArray();
+  return docs.map(({ at, activity: { actor, lastActionId } }) => ({
+    actorId: actor.userId,
+    at,
+    lastActionId,
+  }));
+}
+
+/** `read()` for `key` once, its answer kept in `cache`. */
+function once<T>(cache: Map<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> {
+  const held = cache.get(key) ?? read();
+  cache.set(key, held);
+  return held;
 }
 
 /**
