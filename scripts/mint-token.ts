@@ -108,7 +108,16 @@ async function main(): Promise<number> {
     }
     token = await jwt.setProtectedHeader({ alg }).sign(key);
   } else {
-    const secret = devSecretOr('JWT_SECRET', envText('JWT_SECRET'), 'JWT_SECRET');
+    const ownSecret = envText('JWT_SECRET');
+    // The stack drops its own secret when the operator's key is set (docs/configuration.md): a
+    // token signed with it would be printed and then refused with 401.
+    const ownKey = ['JWT_PUBLIC_KEY', 'JWT_JWKS_URL'].find((variable) => envText(variable));
+    if (!ownSecret && ownKey)
+      throw new UsageError(
+        `${ownKey} is set: the tray verifies tokens with your key, so sign with its private key ` +
+          '(--private-key <file>), or set JWT_SECRET if the tray also takes one',
+      );
+    const secret = devSecretOr('JWT_SECRET', ownSecret, 'JWT_SECRET');
     token = await jwt.setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
   }
   // The tray verifies only the algorithms JWT_ALGORITHMS lists (HS256 alone with JWT_SECRET when

@@ -112,8 +112,17 @@ async function main(): Promise<number> {
       headers: { 'content-type': 'application/json', ...headers },
       body,
       signal,
+      // Followed, a 301/302/303 became a GET without the body whose 200 read as delivered, and a
+      // 307/308 to another host carried the signature there.
+      redirect: 'manual',
     });
     process.stdout.write(`${response.status} ${await response.text()}\n`);
+    const location = response.headers.get('location');
+    if (response.status >= 300 && response.status < 400 && location !== null)
+      process.stderr.write(
+        `the receiver redirected to ${location}: not followed (a webhook is sent once); ` +
+          'give --url the address it names\n',
+      );
   } catch (error) {
     if ((error as Error).name === 'TimeoutError')
       throw new Error(`no answer from ${url} within ${timeoutSeconds} s (--timeout)`);

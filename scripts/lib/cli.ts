@@ -13,11 +13,11 @@ import { UsageError } from '../../shared/errors/usage-error.ts';
  * `cd data && npm run import-members -- members.csv` found no such file. Run by node itself, the
  * process's own working directory is that folder.
  */
-export function commandLinePath(path: string): string {
+export function commandLinePath(path: string, env: NodeJS.ProcessEnv = process.env): string {
   // Only when npm ran it at the root: INIT_CWD passes to every child, and a script of the user's
   // own that changed folder first (`cd ops && node .../replay.ts spool ./spool`) meant that folder.
-  const atRoot = process.env.npm_lifecycle_event !== undefined && process.cwd() === checkoutRoot;
-  const typedIn = atRoot ? process.env.INIT_CWD : undefined;
+  const atRoot = env.npm_lifecycle_event !== undefined && process.cwd() === checkoutRoot;
+  const typedIn = atRoot ? env.INIT_CWD : undefined;
   return resolve(typedIn || process.cwd(), path);
 }
 
@@ -81,7 +81,7 @@ export function parseCli<const T extends ParseArgsConfig>(
   helpRequested(config.args ?? [], usage);
   refuseOptionsNpmTook(config);
   try {
-    refuseRepeatedOptions(config);
+    refuseRepeatedOrEmptyOptions(config);
     return parseArgs(config);
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${usage.trim()}`);
@@ -91,12 +91,15 @@ export function parseCli<const T extends ParseArgsConfig>(
 /**
  * An option given twice that takes one value: parseArgs keeps the last, so `--status applied
  * --status invalid` exported only invalid events, where the admin API refuses the same filter
- * twice and a typo repeated went unseen.
+ * twice and a typo repeated went unseen. An option given an empty value: `--secret "$S"` with S
+ * unset, which the tools read as not given and filled in from the environment or the stack.
  */
-function refuseRepeatedOptions(config: ParseArgsConfig): void {
+function refuseRepeatedOrEmptyOptions(config: ParseArgsConfig): void {
   const seen = new Set<string>();
   for (const token of parseArgs({ ...config, tokens: true }).tokens) {
-    if (token.kind !== 'option' || config.options?.[token.name]?.multiple) continue;
+    if (token.kind !== 'option') continue;
+    if (token.value === '') throw new Error(`--${token.name}: expected a value, got an empty one`);
+    if (config.options?.[token.name]?.multiple) continue;
     if (seen.has(token.name)) throw new Error(`--${token.name}: given twice`);
     seen.add(token.name);
   }

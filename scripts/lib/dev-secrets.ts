@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError } from '../../shared/errors/config-error.ts';
+import { commandLinePath } from './cli.ts';
 import { makeOwnerOnlyDir } from './owner-only-dir.ts';
 
 /**
@@ -47,12 +48,13 @@ const newSecret = () => randomBytes(32).toString('base64url');
 const repoRoot = resolve(import.meta.dirname, '../..');
 
 /**
- * The stack's data directory, absolute: STACK_DATA_DIR (a relative one from the current directory),
- * else `.data` at the repository's root. PostgreSQL and Redis change into their own folders before
- * they use the paths they are given, so a relative one would name another place to each.
+ * The stack's data directory, absolute: STACK_DATA_DIR (a relative one from the folder the command
+ * was typed in, as every path the tools take), else `.data` at the repository's root. PostgreSQL
+ * and Redis change into their own folders before they use the paths they are given, so a relative
+ * one would name another place to each.
  */
 export function devDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.STACK_DATA_DIR ? resolve(env.STACK_DATA_DIR) : join(repoRoot, '.data');
+  return env.STACK_DATA_DIR ? commandLinePath(env.STACK_DATA_DIR, env) : join(repoRoot, '.data');
 }
 
 export function devSecretsPath(dataDir: string): string {

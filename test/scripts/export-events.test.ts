@@ -449,7 +449,7 @@ describe('scripts/export-events.ts', function () {
       [['--out', 'x', '--until', '2026-02-30'], '--until: expected an ISO 8601 time'],
       [['--out', 'x', '--status', 'gone'], '--status: expected applied, stored, unknown, invalid or foreign'],
       [['--out', 'x', '--moderation', 'maybe'], '--moderation: expected none, any, flag, ban-request'],
-      [['--out', 'x', '--userId', ''], '--userId: expected a user id'],
+      [['--out', 'x', '--userId', ''], '--userId: expected a value, got an empty one'],
       [['--out', 'x', '--since', '2026-11-21', '--until', '2026-11-20'], '--until: must be later than since'],
       [['--out', 'x', '--bogus'], "Unknown option '--bogus'"],
       // Not the last one silently: the admin API refuses ?status=applied&status=invalid too.

@@ -35,6 +35,9 @@ describe('scripts/mint-token.ts', () => {
       // jose rounds to whole seconds: a token expired as it is printed.
       [['--user', 'u-1', '--ttl', '0.4s'], '--ttl: expected a duration such as 30m, 1h or 30d'],
       [['--user', 'u-1', '--private-key', '/nonexistent/key.pem'], 'cannot read /nonexistent/key.pem'],
+      // `--issuer "$ISS"` with ISS unset dropped the claim, and a tray that checks it answered 401.
+      [['--user', 'u-1', '--issuer', ''], '--issuer: expected a value, got an empty one'],
+      [['--user', 'u-1', '--audience='], '--audience: expected a value, got an empty one'],
     ] as const) {
       const result = await runScript('scripts/mint-token.ts', [...args], env);
       expect(result.code, args.join(' ')).to.equal(2);
@@ -154,6 +157,42 @@ describe('scripts/mint-token.ts', () => {
         cleanEnv({ STACK_DATA_DIR: dataDir }),
       );
       expect(result.code).to.equal(0);
+      const verify = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: secrets.JWT_SECRET }));
+      expect((await verify(result.stdout.trim())).userId).to.equal('ana');
+    });
+
+    // The stack drops its own secret when the operator's key is set, so a token signed with that
+    // secret was printed, exit 0, and refused by the tray with 401.
+    it('exits 2 naming --private-key when JWT_PUBLIC_KEY or JWT_JWKS_URL says the tray uses your key', async () => {
+      loadOrCreateDevSecrets(dataDir);
+      const { publicKey } = await generateKeyPair('RS256');
+      const pem = await exportSPKI(publicKey);
+      for (const [variable, value] of [
+        ['JWT_PUBLIC_KEY', pem],
+        ['JWT_JWKS_URL', 'https://idp.example/.well-known/jwks.json'],
+      ] as const) {
+        const result = await runScript(
+          'scripts/mint-token.ts',
+          ['--user', 'ana'],
+          cleanEnv({ STACK_DATA_DIR: dataDir, [variable]: value }),
+        );
+        expect(result.code, variable).to.equal(2);
+        expect(result.stdout, variable).to.equal('');
+        expect(result.stderr, variable).to.include(
+          `${variable} is set: the tray verifies tokens with your key, so sign with its private key ` +
+            '(--private-key <file>)',
+        );
+      }
+    });
+
+    it('reads a relative STACK_DATA_DIR from the folder `npm run` was typed in', async () => {
+      const { secrets } = loadOrCreateDevSecrets(join(dataDir, 'stack'));
+      const result = await runScript(
+        'scripts/mint-token.ts',
+        ['--user', 'ana'],
+        cleanEnv({ STACK_DATA_DIR: 'stack', INIT_CWD: dataDir, npm_lifecycle_event: 'mint-token' }),
+      );
+      expect(result.code, result.stderr).to.equal(0);
       const verify = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: secrets.JWT_SECRET }));
       expect((await verify(result.stdout.trim())).userId).to.equal('ana');
     });

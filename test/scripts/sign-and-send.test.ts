@@ -45,6 +45,8 @@ describe('scripts/sign-and-send.ts', () => {
           '--url: expected a URL without a user or password',
         ],
         [[file, '--url', 'not a url'], 2, '--url: expected an http:// or https:// URL'],
+        // `--secret "$S"` with S unset signed with the stack's development secret without a word.
+        [[file, '--secret', ''], 2, '--secret: expected a value, got an empty one'],
       ] as const) {
         const result = await runScript('scripts/sign-and-send.ts', [...args], env);
         expect(result.code, args.join(' ')).to.equal(code);
@@ -91,6 +93,35 @@ describe('scripts/sign-and-send.ts', () => {
     } finally {
       silent.closeAllConnections();
       silent.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // fetch followed a 301/302/303 as a GET without the body and reported its 200 as delivered; a
+  // 307/308 to another host carried the signature there.
+  it('does not follow a redirect: exit 1 naming where it pointed, the webhook not sent again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
+    const seen: string[] = [];
+    const redirecting = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === '/webhooks') res.writeHead(301, { location: '/ok' }).end();
+      else res.writeHead(200).end('{}');
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const { port } = redirecting.address() as AddressInfo;
+    try {
+      writeFileSync(join(dir, 'event.json'), '{}');
+      const result = await runScript(
+        'scripts/sign-and-send.ts',
+        [join(dir, 'event.json'), '--url', `http://127.0.0.1:${port}/webhooks`],
+        cleanEnv({ STACK_DATA_DIR: dir, WEBHOOK_SECRET: 'a-secret' }),
+      );
+      expect(result.code, result.stderr).to.equal(1);
+      expect(result.stdout).to.match(/^301 /);
+      expect(result.stderr).to.include('the receiver redirected to /ok: not followed');
+      expect(seen).to.deep.equal(['POST /webhooks']);
+    } finally {
+      redirecting.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -177,13 +208,18 @@ describe('scripts/sign-and-send.ts', () => {
 
     it('standard-webhooks: exits 2 on a --timestamp that is not whole seconds (an empty one is not 0)', async () => {
       const secret = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
-      for (const timestamp of ['', '1.5', '1e9', ' 7']) {
+      for (const timestamp of ['1.5', '1e9', ' 7']) {
         const result = await send(['--scheme', 'standard-webhooks', '--timestamp', timestamp], {
           WEBHOOK_SECRET: secret,
         });
         expect(result.code, timestamp).to.equal(2);
         expect(result.stderr, timestamp).to.include('--timestamp: expected Unix time in seconds');
       }
+      const empty = await send(['--scheme', 'standard-webhooks', '--timestamp', ''], {
+        WEBHOOK_SECRET: secret,
+      });
+      expect(empty.code).to.equal(2);
+      expect(empty.stderr).to.include('--timestamp: expected a value, got an empty one');
     });
 
     it('standard-webhooks: exits 2 on --header, whose signature always goes in webhook-signature', async () => {

@@ -184,4 +184,12 @@ describe('the development stack’s data directory (devDataDir)', () => {
     expect(devDataDir({ STACK_DATA_DIR: '/srv/tray' })).to.equal('/srv/tray');
     expect(isAbsolute(devDataDir({}))).to.equal(true);
   });
+
+  // npm runs every script at the checkout's root: `cd ops && STACK_DATA_DIR=stack npm start` kept
+  // its data in <root>/stack, not where the command was typed, as every path the tools take does.
+  it('counts a relative one from the folder `npm run` was typed in (INIT_CWD)', () => {
+    const env = { STACK_DATA_DIR: 'stack', INIT_CWD: '/srv/ops', npm_lifecycle_event: 'start' };
+    expect(devDataDir(env)).to.equal('/srv/ops/stack');
+    expect(devDataDir({ ...env, STACK_DATA_DIR: '/srv/tray' })).to.equal('/srv/tray');
+  });
 });
