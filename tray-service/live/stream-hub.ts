@@ -359,7 +359,12 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           ),
         ]),
       );
-      const clearedAt = await lastClear(deps.storage, userId);
+      // The announced time counts even when storing it failed (delete-all announces either way):
+      // the records are gone, and a stream open then is owed the clear.
+      const clearedAt = Math.max(
+        await lastClear(deps.storage, userId),
+        Number.isFinite(announcedClear) ? announcedClear : 0,
+      );
       // A stream told `cleared` now empties its list. Every record stored now was written after the
       // delete, also one the stream sent before the `cleared` (a write landing between the delete
       // and its announcement): sent again, from the clear's time less the settle window.

@@ -262,3 +262,40 @@ describe('a delete-all announced to a stream whose id moved past its time', func
     expect(stream.events.filter(named('cleared'))).to.deep.equal([]);
   });
 });
+
+// delete-all removed the records and then failed to store the clear's time (a dropped connection):
+// its `cleared` was still announced, but the stream read the clear's time from storage only,
+// found none, and sent nothing; the client kept showing records the tray no longer holds.
+describe('a delete-all whose clear time could not be stored', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1 });
+  const user = 'u-clear-unstored';
+
+  it('is still told to the open stream, from its announcement', async () => {
+    const storage = tray.worker.storage;
+    await writeRecord(tray, user, 'p-gone', Date.now() - 60_000, (records) =>
+      tray.changes.recordsWritten(records),
+    );
+    const stream = await openedStream(tray, user);
+    const clears: TrayStorage['clears'] = {
+      ...storage.clears,
+      record: async () => {
+        throw new Error('connection terminated');
+      },
+    };
+    const failed = await deleteAll(
+      { records: storage.records, clears },
+      tray.instance(0).live.publisher,
+      user,
+      Date.now(),
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed, 'the call fails, to be tried again').to.be.instanceOf(Error);
+    await stream.next(named('cleared'), { from: 0, timeoutMs: 3_000 }).catch(() => undefined);
+    stream.close();
+    expect(stream.events.filter(named('cleared')), 'cleared events').to.have.lengthOf(1);
+    expect(shownBy(stream.events)).to.deep.equal([]);
+  });
+});
