@@ -1,6 +1,7 @@
 import { CatalogueError } from '../../shared/errors/catalogue-error.ts';
 import { loadCatalogues, type LoadCataloguesOptions } from './load-catalogues.ts';
 import { sanitizeName } from '../domain/sanitize-name.ts';
+import { localeDirection } from './isolate-name.ts';
 import { messageForRecord } from './message-for-record.ts';
 import { DELETED_USER_KEY } from './message-keys.ts';
 import type { MessageRenderer } from './message-renderer.ts';
@@ -30,6 +31,8 @@ export function createMessageRenderer(options: MessageRendererOptions): MessageR
     ]),
   );
 
+  const directions = new Map(locales.map((locale) => [locale, localeDirection(locale)]));
+
   return {
     locales,
     defaultLocale,
@@ -40,7 +43,7 @@ export function createMessageRenderer(options: MessageRendererOptions): MessageR
         ? locale
         : negotiateLocale(locales, defaultLocale, locale, undefined);
       const catalogue = messages.get(matched);
-      const { key, values } = messageForRecord(record, deletedNames.get(matched));
+      const { key, values } = messageForRecord(record, deletedNames.get(matched), directions.get(matched));
       const render = catalogue?.get(key);
       if (!render) throw new Error(`no message ${key} for ${locale}`); // unreachable: load checks every key
       return render(values);

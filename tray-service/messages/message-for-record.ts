@@ -5,6 +5,7 @@ import type { ActorSnapshot, TrayRecord } from '../domain/tray-record.ts';
 export type MessageFields = Pick<TrayRecord, 'verb' | 'feed' | 'mentionIn' | 'actors' | 'actorsCount'>;
 import type { ActorForm, Placeholder } from './message-keys.ts';
 import { sanitizeName } from '../domain/sanitize-name.ts';
+import { isolateName, type TextDirection } from './isolate-name.ts';
 
 export type MessageValues = Readonly<Record<Placeholder, string | number>>;
 
@@ -15,15 +16,21 @@ export interface RecordMessage {
 }
 
 /**
- * Which message a stored record shows, and the values of its placeholders (docs/contract.md#tray-records).
+ * Which message a stored record shows, and the values of its placeholders (docs/contract.md#tray-records),
+ * each name isolated when written the other way than the message's `direction` (isolate-name.ts).
  * Pure: the record stores names as they were (docs/contract.md#userdidupdate-userdiddelete); nothing here reads other data.
  * An actor whose snapshot is marked deleted reads `deletedName`, the reader's locale's word for a
  * deleted user (docs/messages.md#deleted-users): the mark, not the name, tells them apart, since a
  * live user may be called `Deleted user` too.
  */
-export function messageForRecord(record: MessageFields, deletedName = DELETED_USER_NAME): RecordMessage {
+export function messageForRecord(
+  record: MessageFields,
+  deletedName = DELETED_USER_NAME,
+  direction: TextDirection = 'ltr',
+): RecordMessage {
+  const shown = (name: string) => isolateName(name, direction);
   const nameOf = (actor: ActorSnapshot | undefined) =>
-    actor?.deleted === true ? deletedName : sanitizeName(actor?.name ?? '');
+    shown(actor?.deleted === true ? deletedName : sanitizeName(actor?.name ?? ''));
   // The worker keeps actors.length === min(actorsCount, 3); trusting the larger of the two keeps an
   // inconsistent record renderable instead of printing "undefined".
   const count = Math.max(record.actorsCount, record.actors.length, 1);
@@ -33,8 +40,8 @@ export function messageForRecord(record: MessageFields, deletedName = DELETED_US
     actor2: nameOf(record.actors[1]),
     // 2.3: "'others' count is the number of actors not named" (two are named in the 3+ form).
     others: Math.max(count - 2, 0),
-    community: record.feed.kind === 'community' ? sanitizeName(record.feed.name) : '',
-    feedOwner: record.feed.kind === 'user' ? sanitizeName(record.feed.name) : '',
+    community: record.feed.kind === 'community' ? shown(sanitizeName(record.feed.name)) : '',
+    feedOwner: record.feed.kind === 'user' ? shown(sanitizeName(record.feed.name)) : '',
   };
   const feed = record.feed.kind;
   switch (record.verb) {

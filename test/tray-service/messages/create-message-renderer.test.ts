@@ -67,6 +67,50 @@ describe('createMessageRenderer', () => {
     });
   });
 
+  // A name in a right-to-left script made its message read right to left where direction comes
+  // from the text (Android, iOS, dir=auto), and pulled the comma between two such names into its
+  // own direction, so the latest actor no longer came first. Such names are isolated (U+2068
+  // first-strong isolate ... U+2069 pop); names in the message's own direction are left as typed.
+  describe('a name written in the other direction than its message', () => {
+    const renderer = createMessageRenderer({ defaultLocale: 'en' });
+    const isolated = (name: string) => `\u2068${name}\u2069`;
+    it('is isolated in a left-to-right message, so the message keeps its direction', () => {
+      expect(renderer.render(postBy('محمد'), 'en')).to.equal(`${isolated('محمد')} posted in Hiking Club`);
+      expect(renderer.render(postBy('דנה', 'רון', 'Cid'), 'de')).to.match(
+        new RegExp(`^${isolated('דנה')}, ${isolated('רון')} und `),
+      );
+    });
+    it('isolates the community and a name mixing scripts, and leaves left-to-right names as typed', () => {
+      const record = buildTrayRecord({
+        verb: 'post',
+        feed: 'community',
+        actors: 2,
+        names: ['Ana', 'Omar عمر'],
+        feedName: 'نادي المشي',
+      });
+      expect(renderer.render(record, 'en')).to.equal(
+        `Ana and ${isolated('Omar عمر')} created post in ${isolated('نادي المشي')}`,
+      );
+    });
+    describe('in a right-to-left locale (TRAY_MESSAGES_DIR)', () => {
+      const dir = catalogueDir({ 'ar.json': { 'post.community.1': '{{actor1}} نشر في {{community}}' } });
+      const arabic = createMessageRenderer({ defaultLocale: 'en', overrideDir: dir });
+      it('isolates a left-to-right name and leaves a right-to-left one as typed', () => {
+        expect(arabic.render(postBy('Ana'), 'ar')).to.equal(
+          `${isolated('Ana')} نشر في ${isolated('Hiking Club')}`,
+        );
+        const record = buildTrayRecord({
+          verb: 'post',
+          feed: 'community',
+          actors: 1,
+          names: ['محمد'],
+          feedName: 'نادي',
+        });
+        expect(arabic.render(record, 'ar')).to.equal('محمد نشر في نادي');
+      });
+    });
+  });
+
   describe('a deleted actor', () => {
     const renderer = createMessageRenderer({ defaultLocale: 'en' });
     /** A comment record on a community post: Ana deleted, then Ben, each as the deletion leaves them. */
