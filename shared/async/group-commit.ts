@@ -22,9 +22,12 @@ export interface GroupCommitOptions<T = unknown> {
   weigh?: (item: T) => number;
   /**
    * A failed flush of several calls runs again call by call, so a call that cannot succeed (bad
-   * data the server rejects) fails alone instead of failing every call batched with it.
+   * data the server rejects) fails alone instead of failing every call batched with it. Given a
+   * function, only on the failures it says may be a call's own: one that is no call's (the server
+   * unreachable or too slow) fails every call at once, rather than running each again alone
+   * against a server that cannot serve them.
    */
-  isolateFailures?: boolean;
+  isolateFailures?: boolean | ((error: unknown) => boolean);
 }
 
 /**
@@ -85,7 +88,9 @@ export function groupCommit<T, R>(
         offset += call.items.length;
       }
     } catch (error) {
-      if (options.isolateFailures && batch.length > 1) await alone(batch);
+      const isolate = options.isolateFailures;
+      if (batch.length > 1 && (isolate === true || (typeof isolate === 'function' && isolate(error))))
+        await alone(batch);
       else for (const call of batch) call.reject(error);
     } finally {
       inFlight -= 1;
