@@ -21,6 +21,7 @@ import { postsOf, withoutVoided } from './voided-actions.ts';
 import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
+import { writtenAfterCommit, type MemberRange, type UnreturnedParts } from './written-after-commit.ts';
 import { waitForWriters } from './wait-for-writers.ts';
 import { lateLeavers } from './late-leavers.ts';
 import { renameInRecords, renameKeptActivities } from './deleted-users.ts';
@@ -36,6 +37,13 @@ export const WRITTEN_BATCH = 1_000;
  * millions stays far inside PG_STATEMENT_TIMEOUT_MS.
  */
 export const FAN_OUT_MEMBERS_PER_STATEMENT = 10_000;
+
+/**
+ * Records a fan-out holds from its statements until its commit at most: about 40 MB (some 800
+ * bytes a record). Its later parts return none and are read back after the commit
+ * (written-after-commit.ts), so a community of millions is told in batches like any other.
+ */
+export const FAN_OUT_RECORDS_HELD = 50_000;
 
 /** Stored posts applied per statement of a late join's backfill. */
 export const BACKFILL_BATCH = 50;
@@ -83,6 +91,12 @@ interface GroupWrite {
   clock?: () => number;
   retentionMs: number;
   returning: boolean;
+}
+
+/** What a grouped write wrote: the records it returned, and the parts it read back after commit. */
+interface Written {
+  records: InboxRecord[];
+  unreturned?: UnreturnedParts;
 }
 
 /** The clock of a batch of calls: every worker's is the same wall clock, so any call's that has one. */
@@ -138,7 +152,10 @@ function memberParts(changes: readonly MembershipChange[]): MembershipChange[][]
  */
 export function createPostgresWrites(
   pool: pg.Pool,
-  { membersPerFanOutStatement = FAN_OUT_MEMBERS_PER_STATEMENT }: { membersPerFanOutStatement?: number } = {},
+  {
+    membersPerFanOutStatement = FAN_OUT_MEMBERS_PER_STATEMENT,
+    recordsHeld = FAN_OUT_RECORDS_HELD,
+  }: { membersPerFanOutStatement?: number; recordsHeld?: number } = {},
 ): TrayWritesPort {
   const retentionMsOf = (context: WriteContext) => context.retentionDays * DAY_MS;
 
@@ -154,15 +171,17 @@ export function createPostgresWrites(
    * caller's transaction: each statement stays well inside the statement timeout and sorts its
    * rows in memory however large the community. Each member is met by exactly one statement, so
    * what each statement's own snapshot shows of a member (a join committed meanwhile) is as
-   * consistent as one statement's; leaves wait for the fan-out (the group lock).
+   * consistent as one statement's; leaves wait for the fan-out (the group lock). Once it holds
+   * recordsHeld records, the later parts return none: their ranges are read back after commit.
    */
   async function writeInParts(
     client: pg.PoolClient,
     activities: readonly Activity[],
     deliveries: Extract<Deliveries, { kind: 'community' }>,
     options: GroupWrite,
-  ): Promise<InboxRecord[]> {
+  ): Promise<Written> {
     const written: InboxRecord[] = [];
+    const unreturned: MemberRange[] = [];
     let after: string | null = null;
     for (;;) {
       // The id that ends this part: the last of the next membersPerFanOutStatement membership rows
@@ -174,15 +193,30 @@ export function createPostgresWrites(
         [deliveries.communityId, after, membersPerFanOutStatement - 1],
       );
       const through = end.rows[0]?.user_id ?? null;
-      written.push(
-        ...(await upsertGroupRecords(
-          client,
-          activities,
-          { ...deliveries, members: { after, through } },
-          options,
-        )),
+      const returning = options.returning && written.length < recordsHeld;
+      const part = await upsertGroupRecords(
+        client,
+        activities,
+        { ...deliveries, members: { after, through } },
+        { ...options, returning },
       );
-      if (through === null) return written;
+      for (const record of part) written.push(record);
+      if (options.returning && !returning) unreturned.push({ after, through });
+      if (through === null) {
+        const [first] = activities;
+        return unreturned.length === 0 || !first
+          ? { records: written }
+          : {
+              records: written,
+              unreturned: {
+                communityId: deliveries.communityId,
+                verb: first.verb,
+                targetId: first.targetId,
+                ranges: unreturned,
+                since: options.now,
+              },
+            };
+      }
       after = through;
     }
   }
@@ -191,7 +225,7 @@ export function createPostgresWrites(
     activities: readonly Activity[],
     deliveries: Deliveries,
     { now, clock, retentionMs, returning }: GroupWrite,
-  ): Promise<InboxRecord[]> {
+  ): Promise<Written> {
     return inTransaction(pool, async (client) => {
       // JIT compiling a fan-out's upsert costs more (about 0.3 s) than running it on 10,000 rows,
       // and its sort by key stays in memory. Personal writes are planned once per connection
@@ -232,7 +266,7 @@ export function createPostgresWrites(
       const written =
         deliveries.kind === 'community' && !deliveries.only
           ? await writeInParts(client, live, deliveries, options)
-          : await upsertGroupRecords(client, live, deliveries, options);
+          : { records: await upsertGroupRecords(client, live, deliveries, options) };
       if (deliveries.kind !== 'community' || live.length === 0) return written;
       // Those whose leave covering a post was processed after the post took its place (in its keep,
       // before this transaction, or at its first delivery): the memberships the statement above
@@ -247,15 +281,13 @@ export function createPostgresWrites(
         deliveries.only,
       );
       if (users.length === 0) return written;
-      return [
-        ...written,
-        ...(await upsertGroupRecords(
-          client,
-          live,
-          { kind: 'lateLeavers', communityId: deliveries.communityId, users },
-          options,
-        )),
-      ];
+      const late = await upsertGroupRecords(
+        client,
+        live,
+        { kind: 'lateLeavers', communityId: deliveries.communityId, users },
+        options,
+      );
+      return { ...written, records: [...written.records, ...late] };
     });
   }
 
@@ -264,8 +296,7 @@ export function createPostgresWrites(
     posts: readonly Activity[],
     context: WriteContext,
     only?: readonly string[],
-  ): Promise<InboxRecord[]> {
-    const written: InboxRecord[] = [];
+  ): Promise<void> {
     // One statement per record group (a community's posts share one: the `post` record).
     const groups = new Map<string, Activity[]>();
     for (const post of distinctActions(posts)) {
@@ -274,10 +305,12 @@ export function createPostgresWrites(
     }
     for (const group of groups.values()) {
       const deliveries: Deliveries = { kind: 'community', communityId, ...(only ? { only } : {}) };
-      // One at a time: a spread of a community's records (past about 120,000) throws RangeError.
-      for (const record of await writeGroups(group, deliveries, groupWriteOf(context))) written.push(record);
+      const { records, unreturned } = await writeGroups(group, deliveries, groupWriteOf(context));
+      await tell(context, records);
+      if (unreturned && context.onWritten)
+        for await (const batch of writtenAfterCommit(pool, unreturned, WRITTEN_BATCH))
+          await context.onWritten(batch);
     }
-    return written;
   }
 
   /**
@@ -315,7 +348,7 @@ export function createPostgresWrites(
         const last = found.rows.at(-1);
         if (!last) break;
         const batch = found.rows.map((row) => row.activity);
-        await tell(context, await fanOut(join.communityId, batch, context, [join.userId]));
+        await fanOut(join.communityId, batch, context, [join.userId]);
         if (found.rows.length < BACKFILL_BATCH) break;
         after = { at: Number(last.at), actionId: last.action_id };
       }
@@ -345,7 +378,7 @@ export function createPostgresWrites(
     for (const [retentionMs, indexes] of byRetention) {
       const batch = indexes.map((index) => calls[index] as PersonalCall);
       const activities = distinctActions(batch.flatMap((call) => call.activities));
-      const records = await writeGroups(
+      const { records } = await writeGroups(
         activities,
         { kind: 'personal' },
         {
@@ -494,7 +527,7 @@ export function createPostgresWrites(
          ON CONFLICT (community_id, action_id) DO NOTHING`,
         [communityId, JSON.stringify(kept), retentionMs],
       );
-      await tell(context, await fanOut(communityId, kept, context));
+      await fanOut(communityId, kept, context);
       // A deletion that committed between the check above and the insert found neither an action
       // of the post nor its kept copy, so it left the copy, which late joins read and which another
       // post's fan-out may have counted exactly meanwhile. The fan-out saw its tombstone under the

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import type { Activity } from '../../../../tray-service/domain/activity.ts';
+import { recordKey, type Activity } from '../../../../tray-service/domain/activity.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import {
@@ -399,6 +399,46 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(await tray.record('m30', 'post', 'c-parts')).to.equal(undefined);
       expect(await tray.record('m11', 'post', 'c-parts')).to.deep.include({ actorsCount: 3 });
       expect(await tray.record('m03', 'post', 'c-parts')).to.deep.include({ actorsCount: 2 });
+    });
+
+    // Every record of a fan-out was held from its first statement to its commit (about 800 bytes
+    // each): a community of millions ran the worker out of memory before any was told.
+    it('holds a bounded number of records until its commit, and reads the rest back to tell them', async () => {
+      const ids = Array.from({ length: 25 }, (_, n) => `h${String(n).padStart(2, '0')}`);
+      await memberships([...ids.map((userId) => join('c-held', userId, 0)), leave('c-held', 'h05', 2)]);
+      let returned = 0;
+      const observed = aroundClientQueries(tray.pg.pool, async (text, run) => {
+        const result = await run();
+        const sql = typeof text === 'string' ? text : (text as { text?: unknown }).text;
+        if (typeof sql === 'string' && sql.includes('grouped upsert, community fan-out'))
+          returned += result.rows.length;
+        return result;
+      });
+      const writes = createPostgresWrites(observed, { membersPerFanOutStatement: 10, recordsHeld: 10 });
+      for (const [n, posts] of [
+        [1, [post('c-held', 'h07', 1)]],
+        [2, [3, 4].map((at) => post('c-held', `h1${at}`, at))],
+      ] as const) {
+        returned = 0;
+        tray.told.length = 0;
+        await writes.fanOutPosts('c-held', posts, tray.context());
+        // Parts return records until 10 are held: at most 10 + 9, and never all 24.
+        expect(returned, `records the statements returned, fan-out ${n}`).to.be.within(10, 19);
+        const told = tray.told.map((record) => record.userId);
+        expect(told.length, `members told twice, fan-out ${n}`).to.equal(new Set(told).size);
+        const stored = [];
+        for (const userId of ids) {
+          stored.push(...(await tray.records.byKeys(userId, [recordKey('post', 'c-held', userId)], NOW)));
+        }
+        // Fan-out 1 reaches every member but its poster; fan-out 2 (after h05 left) all but h05,
+        // whose record of fan-out 1 stays as it was.
+        const reached = stored.filter((record) => n === 1 || record.userId !== 'h05');
+        expect(reached, `members reached, fan-out ${n}`).to.have.lengthOf(24);
+        expect(
+          [...tray.told].sort((a, b) => a.userId.localeCompare(b.userId)),
+          `told as stored, fan-out ${n}`,
+        ).to.deep.equal(reached);
+      }
     });
 
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {

@@ -1,0 +1,73 @@
+import type pg from 'pg';
+import { recordKey } from '../../domain/activity.ts';
+import type { InboxRecord } from '../../domain/inbox-record.ts';
+import type { TrayVerb } from '../../domain/tray-record.ts';
+import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+
+/** A part of a community's members by id: after `after` (none: from the first) through `through` (none: to the last). */
+export interface MemberRange {
+  after: string | null;
+  through: string | null;
+}
+
+/**
+ * What a fan-out wrote without returning it: its group's records of the members in `ranges`,
+ * stamped `since` or later. A fan-out to a community of millions held every record it wrote (about
+ * 800 bytes each) from its first statement until its commit, so past a bound its later parts
+ * return nothing and are read back after the commit, a batch at a time (writtenAfterCommit).
+ */
+export interface UnreturnedParts {
+  communityId: string;
+  verb: TrayVerb;
+  targetId: string;
+  ranges: MemberRange[];
+  since: number;
+}
+
+/**
+ * The records of `parts`, as readers now see them, `batch` members at a time: each member with a
+ * membership row in a range (a member who left since still has one), their record of the group if
+ * it changed at or after the fan-out's stamp. A record changed since by a later write is read as
+ * that write left it, which it announces too.
+ */
+export async function* writtenAfterCommit(
+  pool: pg.Pool,
+  parts: UnreturnedParts,
+  batch: number,
+): AsyncGenerator<InboxRecord[]> {
+  for (const range of parts.ranges) {
+    let after = range.after;
+    for (;;) {
+      // Each bound in the SQL only when there is one: `($2 IS NULL OR user_id > $2)` is no index
+      // condition, and each batch would read the community's memberships from its first.
+      const params: unknown[] = [parts.communityId, batch];
+      const bounds: string[] = [];
+      for (const [bound, value] of [
+        ['>', after],
+        ['<=', range.through],
+      ] as const) {
+        if (value === null) continue;
+        params.push(value);
+        bounds.push(`AND user_id ${bound} $${params.length}`);
+      }
+      const found = await pool.query<{ user_id: string }>(
+        `SELECT DISTINCT user_id FROM tray_memberships WHERE community_id = $1 ${bounds.join(' ')}
+         ORDER BY user_id LIMIT $2`,
+        params,
+      );
+      const users = found.rows.map((row) => row.user_id);
+      if (users.length === 0) break;
+      // Pairs joined to the primary key, one index probe each (`= ANY` on both columns would probe
+      // every user with every key).
+      const { rows } = await pool.query<InboxRow>(
+        `SELECT ${INBOX_COLUMNS} FROM tray_records
+         JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
+         WHERE changed_at >= $3`,
+        [users, users.map((userId) => recordKey(parts.verb, parts.targetId, userId)), parts.since],
+      );
+      if (rows.length > 0) yield rows.map(toInboxRecord);
+      if (users.length < batch) break;
+      after = users.at(-1) ?? null;
+    }
+  }
+}
