@@ -22,12 +22,9 @@ export interface GroupCommitOptions<T = unknown> {
   weigh?: (item: T) => number;
   /**
    * A failed flush of several calls runs again call by call, so a call that cannot succeed (bad
-   * data the server rejects) fails alone instead of failing every call batched with it. Given a
-   * function, only on the failures it says may be a call's own: one that is no call's (the server
-   * unreachable or too slow) fails every call at once, rather than running each again alone
-   * against a server that cannot serve them.
+   * data the server rejects) fails alone instead of failing every call batched with it.
    */
-  isolateFailures?: boolean | ((error: unknown) => boolean);
+  isolateFailures?: boolean;
 }
 
 /**
@@ -88,9 +85,7 @@ export function groupCommit<T, R>(
         offset += call.items.length;
       }
     } catch (error) {
-      const isolate = options.isolateFailures;
-      if (batch.length > 1 && (isolate === true || (typeof isolate === 'function' && isolate(error))))
-        await alone(batch);
+      if (options.isolateFailures && batch.length > 1) await alone(batch);
       else for (const call of batch) call.reject(error);
     } finally {
       inFlight -= 1;

@@ -18,13 +18,6 @@ export interface KeyedBatchOptions {
    * it: the burst would cost two runs instead of one.
    */
   gatherMs?: number;
-  /**
-   * Which failures of a batch may be one item's own, and so run the batch again call by call (all,
-   * by default). A failure that is no item's (the database unreachable or too slow) fails every
-   * call at once: run alone, each would cost about as much as the batch, on a database that could
-   * not serve it.
-   */
-  isOwnFailure?: (error: unknown) => boolean;
 }
 
 /**
@@ -62,11 +55,7 @@ export function keyedBatches<T>(
     if (!entry) {
       const gatherMs = options.gatherMs ?? 0;
       entry = {
-        submit: groupCommit(flush, {
-          maxBatch: options.maxBatch,
-          maxInFlight: 1,
-          isolateFailures: options.isOwnFailure ?? true,
-        }),
+        submit: groupCommit(flush, { maxBatch: options.maxBatch, maxInFlight: 1, isolateFailures: true }),
         calls: 0,
         gathered: gatherMs > 0 ? new Promise((resolve) => setTimeout(resolve, gatherMs)) : Promise.resolve(),
       };

@@ -160,14 +160,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
   // A fan-out costs about the same for one post as for many: posts to a community that arrive
   // within the gather or while its fan-out runs go together.
-  // A batch that failed because the database could not serve it fails each of its jobs at once,
-  // to be retried as the storage gate allows, not run again post by post against that database.
-  const batchPosts = keyedBatches<Activity>({
-    maxBatch: POSTS_PER_FAN_OUT,
-    gatherMs: FAN_OUT_GATHER_MS,
-    isOwnFailure: (error) =>
-      !isStorageUnavailable(error) && !isStorageConnectionLost(error) && !isStorageRefusingWrites(error),
-  });
+  const batchPosts = keyedBatches<Activity>({ maxBatch: POSTS_PER_FAN_OUT, gatherMs: FAN_OUT_GATHER_MS });
   const scheduleFanOut: ScheduleFanOut = (key, post, fanOut) =>
     batchPosts(key, post, (posts) => fanOuts(() => fanOut(posts)));
   const { changes } = deps;

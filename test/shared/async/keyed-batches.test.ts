@@ -109,36 +109,6 @@ describe('keyedBatches', () => {
     expect(await waiting).to.equal('ok');
   });
 
-  // A batch that failed because the database could not serve it (a lost connection, a statement
-  // timeout behind locks) ran again call by call: up to 32 fan-outs of the whole community, one
-  // after another, on a database already too slow, before the key's next batch.
-  it('fails every call of a batch at once on a failure isOwnFailure says is no call’s own', async () => {
-    const { batches, runner, settle } = manualRuns();
-    const submit = keyedBatches<number>({
-      maxBatch: 10,
-      isOwnFailure: (error) => (error as Error).message !== 'database away',
-    });
-    const outcome = (n: number) =>
-      submit('k', n, runner(`r${n}`)).then(
-        () => 'ok',
-        (error: Error) => error.message,
-      );
-    const calls = [outcome(1), outcome(2), outcome(3)];
-    await tick();
-    await settle(0, new Error('database away'));
-    expect(await Promise.all(calls)).to.deep.equal(['database away', 'database away', 'database away']);
-    expect(batches, 'run once, not again call by call').to.deep.equal([{ runner: 'r1', items: [1, 2, 3] }]);
-    const again = [outcome(4), outcome(5)];
-    await tick();
-    await settle(1, new Error('poison'));
-    expect(batches.slice(2), 'a failure that may be a call’s own still splits').to.deep.equal([
-      { runner: 'r4', items: [4] },
-    ]);
-    await settle(2);
-    await settle(3);
-    expect(await Promise.all(again)).to.deep.equal(['ok', 'ok']);
-  });
-
   it('fails a lone call’s failed batch at once, without running it again', async () => {
     const { batches, runner, settle } = manualRuns();
     const submit = keyedBatches<number>({ maxBatch: 10 });
