@@ -3,6 +3,31 @@ import { recordKey } from '../../domain/activity.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayVerb } from '../../domain/tray-record.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { isPostgresUnavailable } from './postgres-unavailable.ts';
+
+/** Tries of one read-back statement, the waits doubling from READ_AGAIN_FIRST_MS (about 6 s in all). */
+const READ_TRIES = 6;
+const READ_AGAIN_FIRST_MS = 200;
+
+/**
+ * A read-back statement, run again while PostgreSQL says "not now" (a lost connection, a restart):
+ * the records are committed, so a job failed here would be retried, write nothing new and tell
+ * nothing, and the members' open streams would miss them.
+ */
+async function readAgain<T extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  params: unknown[],
+): Promise<T[]> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return (await pool.query<T>(text, params)).rows;
+    } catch (error) {
+      if (!isPostgresUnavailable(error) || tried >= READ_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_FIRST_MS * 2 ** (tried - 1)));
+    }
+  }
+}
 
 /** A part of a community's members by id: after `after` (none: from the first) through `through` (none: to the last). */
 export interface MemberRange {
@@ -50,16 +75,18 @@ export async function* writtenAfterCommit(
         params.push(value);
         bounds.push(`AND user_id ${bound} $${params.length}`);
       }
-      const found = await pool.query<{ user_id: string }>(
+      const found = await readAgain<{ user_id: string }>(
+        pool,
         `SELECT DISTINCT user_id FROM tray_memberships WHERE community_id = $1 ${bounds.join(' ')}
          ORDER BY user_id LIMIT $2`,
         params,
       );
-      const users = found.rows.map((row) => row.user_id);
+      const users = found.map((row) => row.user_id);
       if (users.length === 0) break;
       // Pairs joined to the primary key, one index probe each (`= ANY` on both columns would probe
       // every user with every key).
-      const { rows } = await pool.query<InboxRow>(
+      const rows = await readAgain<InboxRow>(
+        pool,
         `SELECT ${INBOX_COLUMNS} FROM tray_records
          JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
          WHERE changed_at >= $3`,

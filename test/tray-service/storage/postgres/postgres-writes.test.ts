@@ -441,6 +441,28 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       }
     });
 
+    // The records are committed before they are read back: a read that failed then (a lost
+    // connection, a server restarting) failed the job, whose retry writes nothing new and so
+    // tells nothing, and those members' streams missed the post.
+    it('reads the rest back again after a read fails on a lost connection', async () => {
+      const ids = Array.from({ length: 25 }, (_, n) => `r${String(n).padStart(2, '0')}`);
+      await memberships(ids.map((userId) => join('c-reread', userId, 0)));
+      let failed = 0;
+      const flaky = aroundQueries(tray.pg.pool, async (text, run) => {
+        if (typeof text === 'string' && text.includes('FROM tray_memberships WHERE') && failed < 2) {
+          failed += 1;
+          throw Object.assign(new Error('terminating connection due to administrator command'), {
+            code: '57P01',
+          });
+        }
+        return run();
+      });
+      const writes = createPostgresWrites(flaky, { membersPerFanOutStatement: 10, recordsHeld: 10 });
+      await writes.fanOutPosts('c-reread', [post('c-reread', 'r07', 1)], tray.context());
+      expect(failed, 'read-back reads that failed').to.equal(2);
+      expect(new Set(tray.told.map((record) => record.userId)).size, 'members told').to.equal(24);
+    });
+
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
       await memberships([join('c-hike', 'u-ana', 0)]);
       await fanOut([post('c-hike', 'u-cid', 1)]);
