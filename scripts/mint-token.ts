@@ -115,7 +115,7 @@ async function main(): Promise<number> {
     if (!ownSecret && ownKey)
       throw new UsageError(
         `${ownKey} is set: the tray verifies tokens with your key, so sign with its private key ` +
-          '(--private-key <file>), or set JWT_SECRET if the tray also takes one',
+          '(--private-key <file>)',
       );
     const secret = devSecretOr('JWT_SECRET', ownSecret, 'JWT_SECRET');
     token = await jwt.setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
