@@ -31,3 +31,15 @@ export function reloadCrossSite(req: Request, res: Response, mountPath: string):
   res.status(200).type('html').set('Cache-Control', 'no-store').send(RELOAD_PAGE);
   return true;
 }
+
+/**
+ * The marker goes once a page comes from the admin listener itself (the reload, or any page
+ * after it): kept its 30 s, it sent a second link from another site within them on to the form,
+ * where signing in again ended the session the other tabs held. A reload that still comes as
+ * cross-site keeps it, and goes on to the form as above.
+ */
+export function forgetReload(req: Request, res: Response, mountPath: string): void {
+  if (req.get('sec-fetch-site') === 'cross-site') return;
+  if (readCookies(req.get('cookie'), RELOADED_COOKIE, 1).length === 0) return;
+  res.clearCookie(RELOADED_COOKIE, { httpOnly: true, sameSite: 'lax', path: mountPath });
+}

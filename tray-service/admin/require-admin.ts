@@ -1,4 +1,4 @@
-import { reloadCrossSite } from './reload-cross-site.ts';
+import { forgetReload, reloadCrossSite } from './reload-cross-site.ts';
 import type { AdminPrincipal } from './admin-principal.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
@@ -189,6 +189,7 @@ export function requireAdmin(options: AdminGuardOptions): RequestHandler {
 export function requireAdminPage(options: AdminGuardOptions & { csrf?: boolean }): RequestHandler {
   return async (req, res, next) => {
     try {
+      forgetReload(req, res, options.mountPath);
       const caller = await adminCaller(req, options);
       // Express routes paths case-insensitively: `/API/queues` reaches the dashboard's API too.
       const pageLoad =

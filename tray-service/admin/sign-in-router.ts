@@ -7,7 +7,7 @@ import { parseQuery } from './parse-query.ts';
 import { verifiedButRefused } from '../http/auth/is-token-guess.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
 import { readCookies } from './read-cookies.ts';
-import { reloadCrossSite } from './reload-cross-site.ts';
+import { forgetReload, reloadCrossSite } from './reload-cross-site.ts';
 import { adminCaller, authenticateAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { ADMIN_SESSION_COOKIE, sessionCookieOptions } from './session-cookie.ts';
 import { signInPage, signOutPage } from './sign-in-pages.ts';
@@ -71,6 +71,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
   };
 
   router.get('/login', async (req, res) => {
+    forgetReload(req, res, mountPath);
     if (reloadCrossSite(req, res, mountPath)) return;
     const target = safeNext(req.query.next, mountPath);
     // Signed in already: the form would end this session, and the other tabs' with it.

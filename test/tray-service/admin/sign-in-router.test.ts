@@ -88,6 +88,24 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       expect(login.text).to.include('<form');
     });
 
+    // The marker outlived the reload by 30 s: a second link from the chat within them went on to
+    // the form as if signed out, and signing in there ended the session the other tabs held.
+    it('forgets the reload once a page comes from the admin listener itself, so the next link reloads too', async () => {
+      const { cookie } = await signIn();
+      const first = await request(app).get('/admin/console').set(crossSite).expect(200);
+      const marker = String(first.headers['set-cookie']).split(';')[0]!;
+      const sameOrigin = { ...crossSite, 'Sec-Fetch-Site': 'same-origin' };
+      for (const path of ['/admin/console', '/admin/login']) {
+        const reloaded = await request(app).get(path).set(sameOrigin).set('Cookie', `${cookie}; ${marker}`);
+        expect(reloaded.status, path).to.be.oneOf([200, 303]);
+        expect(String(reloaded.headers['set-cookie']), path).to.match(
+          /(^|,)admin_reloaded=; Path=\/admin; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax/,
+        );
+      }
+      const next = await request(app).get('/admin/console').set(crossSite).expect(200);
+      expect(next.text).to.include('<meta http-equiv="refresh" content="0">');
+    });
+
     it('is sent to the form as before when it comes from the admin listener itself', async () => {
       const sameOrigin = { ...crossSite, 'Sec-Fetch-Site': 'same-origin' };
       const res = await request(app).get('/admin/console').set(sameOrigin).expect(303);
