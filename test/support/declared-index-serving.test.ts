@@ -66,6 +66,20 @@ describe('declaredIndexServing (MongoDB’s planning rules over declared indexes
       .that.matches(/^\$or clause 2: .*user_unread: its first key userId/);
   });
 
+  // A find's `$and` beside the fields an index is bounded by narrows the documents the scan
+  // fetches, not the scan: as any other condition on a field outside the index.
+  it('reads a find’s top-level $and beside its fields as a residual condition, but not a count’s', () => {
+    const inForce = { $and: [{ $or: [{ until: null }, { until: { $gt: 5 } }] }] };
+    expect(
+      verdict({ command: 'find', filter: { userId: 'u', ...inForce }, sort: { lastUpdate: -1 } }),
+    ).to.deep.equal({ served: true, index: 'user_history' });
+    expect(verdict({ command: 'find', filter: { ...inForce } })).to.include({ served: false });
+    expect(verdict({ command: 'count', filter: { userId: 'u', ...inForce } })).to.deep.equal({
+      served: false,
+      why: 'cannot tell for a top-level $and',
+    });
+  });
+
   it('says it cannot tell for a top-level $or beside other fields or under a sort, or an operator it does not know', () => {
     const or = { $or: [{ userId: 'u' }] };
     expect(verdict({ command: 'find', filter: { ...or, hasRead: false } })).to.deep.equal({

@@ -58,7 +58,8 @@ function orClauses(selection: Selection): Document[] | undefined {
  *   directions or all reversed (no sort in memory);
  * - a count is served from the index alone: every field of its filter is a key of the index
  *   (no document is read to count it);
- * - a top-level `$or` alone is served when each of its clauses is (orClauses).
+ * - a top-level `$or` alone is served when each of its clauses is (orClauses);
+ * - a find's top-level `$and` beside other fields is a residual condition on the documents.
  */
 export function declaredIndexServing(
   selection: Selection,
@@ -76,7 +77,11 @@ export function declaredIndexServing(
       index: [...new Set(verdicts.map((verdict) => (verdict.served ? verdict.index : '')))].join(', '),
     };
   }
-  const read = fieldsOf(selection.filter);
+  // A find's top-level `$and` narrows the documents the scan fetches, as a condition on a field
+  // outside the index does; the index is chosen by the fields beside it. A count's would read the
+  // documents, so it stays unread there.
+  const { $and: residual, ...beside } = selection.filter;
+  const read = fieldsOf(selection.command === 'find' && Array.isArray(residual) ? beside : selection.filter);
   if ('unreadable' in read) return { served: false, why: `cannot tell for ${read.unreadable}` };
   const { fields } = read;
   const sort = Object.entries(selection.sort ?? {}).map(([field, order]) => [field, Number(order)] as const);

@@ -44,9 +44,19 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
   // purge would take the span at once.
   const keptUntil = (end: number | null, retentionDays: number) =>
     end === null ? NEVER : new Date(Math.min(end + retentionDays * DAY_MS, NEVER.getTime()));
+  // Judged by the server too: ended spans stay while a record of the user counts from before their
+  // end, so the user's spans grow with their history, and each GET or PUT shipped them all. The
+  // domain's rule below still decides.
   const mutesInForce = async (userId: string, now: number) => {
     const spans = await mutes
-      .find({ userId, createdAt: { $lte: now } })
+      .find({
+        userId,
+        createdAt: { $lte: now },
+        $and: [
+          { $or: [{ until: null }, { until: { $gt: now } }] },
+          { $or: [{ removedAt: null }, { removedAt: { $gt: now } }] },
+        ],
+      })
       .sort({ createdAt: 1, targetType: 1, targetId: 1 })
       .toArray();
     return spans.map(toMute).filter((mute) => muteInForceAt(mute, now));

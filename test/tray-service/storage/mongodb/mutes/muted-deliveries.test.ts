@@ -15,6 +15,7 @@ import {
   type MuteDoc,
 } from '../../../../../tray-service/storage/mongodb/collections/tray-mutes-collection.ts';
 import { trayCollections } from '../../../../../tray-service/storage/mongodb/collections/tray-collections.ts';
+import { createMongoMutes } from '../../../../../tray-service/storage/mongodb/mutes/mongo-mutes.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../../support/suite-resources.ts';
 import { testStack } from '../../../../support/test-stack.ts';
@@ -300,5 +301,28 @@ describe('MongoDB adapter: spansCovering reads the spans a write needs, not ever
     expect(spans.get(userOf(1_000))).to.have.lengthOf(2);
     expect(filters[0]).to.not.have.property('userId');
     expect(returned).to.equal(1_002);
+  });
+
+  // Ended spans stay while a record of the user counts from before their end (an active
+  // community's post record never expires): GET and PUT mutes read every one the user ever kept,
+  // and judged them in the process.
+  it('the mutes in force read the spans in force only, not every span the user kept', async () => {
+    const ended = (n: number): MuteDoc => ({
+      ...span('u-spans', 'post', `p-ended-${n}`),
+      _id: JSON.stringify(['u-spans', 'post', `p-ended-${n}`, 1_000]),
+      ...(n % 2 === 0 ? { until: 2_000 } : { removedAt: 2_000 }),
+    });
+    await db!
+      .collection<MuteDoc>(TRAY_MUTES)
+      .insertMany([
+        ...Array.from({ length: 500 }, (_, n) => ended(n)),
+        span('u-spans', 'post', 'p-on'),
+        { ...span('u-spans', 'user', 'u-later'), until: 20_000 },
+        { ...span('u-spans', 'community', 'c-on'), removedAt: 20_000 },
+      ]);
+    returned = 0;
+    const inForce = await createMongoMutes(db!).mutesInForce('u-spans', 10_000);
+    expect(inForce.map((mute) => mute.targetId).sort()).to.deep.equal(['c-on', 'p-on', 'u-later']);
+    expect(returned, 'spans the server sent').to.equal(3);
   });
 });
