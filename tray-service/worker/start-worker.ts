@@ -290,6 +290,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   let closed = false;
   /** Jobs in flight, parked ones included: the shutdown cuts the queue after the others. */
   const running = trackRunningJobs(deps.queue);
+  /** Jobs whose run here failed (said by the handler): bull's `failed` for any other is its own. */
+  const failedHere = new WeakSet<Bull.Job<WebhookJobData>>();
   const processing = deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const timer = { ms: 0 };
     try {
@@ -314,6 +316,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       }
       return { status: stored.status };
     } catch (error) {
+      failedHere.add(job);
       const attempt = job.attemptsMade + 1;
       const failure = { key: job.data.dedupeKey, attempt, err: (error as Error).message };
       // Its last attempt: bull puts it in the failed set, where only a replay brings it back.
@@ -340,6 +343,24 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // A job bull failed for stalling too often (its worker stopped mid-job each time) gets no retry and
   // runs none of the code above: said here, by the process whose stalled check failed it.
   const onFailed = (job: Bull.Job<WebhookJobData> | null, error: Error) => {
+    if (job && !isStalledOut(error) && !failedHere.has(job)) {
+      // The run finished and its effects are stored, but bull's write of the completion failed on
+      // Redis (a command timing out, a reconnect), and bull failed the job with that error: spent
+      // an attempt, its rerun a no-op; on its last, it went to the failed set unsaid.
+      const failure = { key: job.data.dedupeKey, jobId: job.id, err: error.message };
+      if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
+        metrics.jobs.inc({ outcome: 'dead_lettered' });
+        deps.logger.error(
+          failure,
+          'job finished, but its completion could not be recorded: in the failed set; its effects are stored, so a replay changes nothing',
+        );
+      } else
+        deps.logger.warn(
+          failure,
+          'job finished, but its completion could not be recorded; bull runs it again, which changes nothing',
+        );
+      return;
+    }
     if (!isStalledOut(error)) return;
     metrics.jobs.inc({ outcome: 'stalled_out' });
     deps.logger.error(

@@ -1,6 +1,7 @@
 import { stallJob } from '../../support/stall-job.ts';
 import { expect } from 'chai';
 import type Bull from 'bull';
+import BullModule from 'bull';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
@@ -152,6 +153,66 @@ describe('tray worker when a job fails for a reason of its own (the database ans
     expect(recording.lines.filter((line) => line.level === 50).map((line) => line.msg)).to.deep.equal([
       'job failed on its last attempt: in the failed set, replayable',
     ]);
+  });
+});
+
+// The job's effects are stored and the handler returned, but bull's write of its completion failed
+// on Redis (a command timing out, a reconnect): bull moves the job to the failed set with that
+// error. On its last attempt nothing said so: no log line, no dead-letter count.
+describe('tray worker when bull cannot record a finished job’s completion', () => {
+  const prefix = useQueuePrefix();
+  const postgres = useStoppablePostgres();
+  let queue: BullQueue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  const registry = createMetricsRegistry('test', false);
+  const recording = recordingLogger();
+  const jobPrototype = (BullModule as unknown as { Job: { prototype: Bull.Job } }).Job.prototype;
+  const moveToCompleted = jobPrototype.moveToCompleted;
+
+  before(async function () {
+    this.timeout(60_000);
+    const storage = await postgres.openStorage();
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    worker = await startWorker({
+      queue,
+      networkId: 'default',
+      storage,
+      logger: recording.logger,
+      registry,
+      purgeIntervalMs: 0,
+    });
+  });
+  after(async function () {
+    this.timeout(30_000);
+    jobPrototype.moveToCompleted = moveToCompleted;
+    await worker?.close();
+  });
+
+  it('logs the job in the failed set on its last attempt and counts it dead-lettered', async function () {
+    this.timeout(60_000);
+    jobPrototype.moveToCompleted = function (
+      this: Bull.Job,
+      ...args: Parameters<Bull.Job['moveToCompleted']>
+    ) {
+      if (JSON.stringify(this.data).includes('cm-unrecorded'))
+        return Promise.reject(new Error('Command timed out'));
+      return moveToCompleted.apply(this, args);
+    };
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-unrecorded' })), {
+      ...webhookJobOptions,
+      attempts: 1,
+    });
+    expect(await settled(job)).to.equal('failed');
+    // bull emits the job's `failed` here once its move is written, beside the queue's own notice.
+    const errorLines = () => recording.lines.filter((line) => line.level === 50);
+    await waitFor(() => errorLines().length > 0, 5_000, 'the error line');
+    const errors = errorLines();
+    const jobs = await registry.getSingleMetricAsString('tray_worker_jobs_total');
+    expect(jobs).to.match(/tray_worker_jobs_total\{outcome="dead_lettered"[^}]*\} 1/);
+    expect(errors.map((line) => line.msg)).to.deep.equal([
+      'job finished, but its completion could not be recorded: in the failed set; its effects are stored, so a replay changes nothing',
+    ]);
+    expect(errors[0]).to.include({ err: 'Command timed out' });
   });
 });
 
