@@ -347,9 +347,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // The run finished and its effects are stored, but bull's write of the completion failed on
       // Redis (a command timing out, a reconnect), and bull failed the job with that error: spent
       // an attempt, its rerun a no-op; on its last, it went to the failed set unsaid.
+      // Not a dead letter: it was counted completed, and nothing is left to replay.
+      metrics.jobs.inc({ outcome: 'completion_unrecorded' });
       const failure = { key: job.data.dedupeKey, jobId: job.id, err: error.message };
       if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
-        metrics.jobs.inc({ outcome: 'dead_lettered' });
         deps.logger.error(
           failure,
           'job finished, but its completion could not be recorded: in the failed set; its effects are stored, so a replay changes nothing',

@@ -21,7 +21,7 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
   return {
     jobs: new Counter({
       name: 'tray_worker_jobs_total',
-      help: 'Queue jobs handled by the tray worker, by outcome (completed; failed: retried with backoff; dead_lettered: its last attempt failed, left in the failed set, replayable; stalled_out: failed by bull for stalling too often)',
+      help: 'Queue jobs handled by the tray worker, by outcome (completed; failed: retried with backoff; dead_lettered: its last attempt failed, left in the failed set, replayable; stalled_out: failed by bull for stalling too often; completion_unrecorded: finished and counted completed, but bull could not record it and failed it instead, its rerun a no-op)',
       labelNames: ['outcome'],
       registers: [registry],
     }),

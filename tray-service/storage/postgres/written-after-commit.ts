@@ -10,9 +10,19 @@ const READ_TRIES = 6;
 const READ_AGAIN_FIRST_MS = 200;
 
 /**
- * A read-back statement, run again while PostgreSQL says "not now" (a lost connection, a restart):
- * the records are committed, so a job failed here would be retried, write nothing new and tell
- * nothing, and the members' open streams would miss them.
+ * Failures a read-back statement can bring on itself (its own timeout, lock wait or memory): run
+ * again, each would wait as long once more, with the job's fan-out slot held.
+ */
+const OWN_FAILURES = new Set(['57014', '55P03', '53200', '53000']);
+
+/** A connection lost or not made, a server restarting or full of connections: may pass at once. */
+const passes = (error: unknown) =>
+  isPostgresUnavailable(error) && !OWN_FAILURES.has(String((error as { code?: unknown }).code));
+
+/**
+ * A read-back statement, run again while PostgreSQL cannot serve it (a lost connection, a
+ * restart): the records are committed, so a job failed here would be retried, write nothing new
+ * and tell nothing, and the members' open streams would miss them.
  */
 async function readAgain<T extends pg.QueryResultRow>(
   pool: pg.Pool,
@@ -23,7 +33,7 @@ async function readAgain<T extends pg.QueryResultRow>(
     try {
       return (await pool.query<T>(text, params)).rows;
     } catch (error) {
-      if (!isPostgresUnavailable(error) || tried >= READ_TRIES) throw error;
+      if (!passes(error) || tried >= READ_TRIES) throw error;
       await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_FIRST_MS * 2 ** (tried - 1)));
     }
   }

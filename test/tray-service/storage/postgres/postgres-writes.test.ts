@@ -463,6 +463,27 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(new Set(tray.told.map((record) => record.userId)).size, 'members told').to.equal(24);
     });
 
+    // Its own statement timeout would take as long again on every try, the job's fan-out slot held.
+    it('does not read back again after a read times out on its own', async () => {
+      const ids = Array.from({ length: 25 }, (_, n) => `s${String(n).padStart(2, '0')}`);
+      await memberships(ids.map((userId) => join('c-slow', userId, 0)));
+      let tried = 0;
+      const slow = aroundQueries(tray.pg.pool, async (text, run) => {
+        if (typeof text === 'string' && text.includes('FROM tray_memberships WHERE')) {
+          tried += 1;
+          throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+        }
+        return run();
+      });
+      const writes = createPostgresWrites(slow, { membersPerFanOutStatement: 10, recordsHeld: 10 });
+      const failed = await writes.fanOutPosts('c-slow', [post('c-slow', 's07', 1)], tray.context()).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failed).to.have.property('code', '57014');
+      expect(tried, 'read-back reads').to.equal(1);
+    });
+
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
       await memberships([join('c-hike', 'u-ana', 0)]);
       await fanOut([post('c-hike', 'u-cid', 1)]);
