@@ -18,6 +18,7 @@ import { renameGroupActor } from '../../../../tray-service/storage/mongodb/group
 import type { UserProfileDoc } from '../../../../tray-service/storage/mongodb/collections/user-profiles-collection.ts';
 import { withCollectionMethod } from '../../../support/with-collection-method.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
+import { purgeEndedMutes } from '../../../../tray-service/storage/mongodb/mutes/purge-ended-mutes.ts';
 import { recordGroup } from '../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
 import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongodb/collections/membership-changes-collection.ts';
@@ -144,6 +145,56 @@ describe('purgeExpired', () => {
       expect(await left()).to.deep.equal([['inside', day(70)]]);
       await purgeExpired(mongo.db, new Date(day(71)));
       expect(await left()).to.deep.equal([]);
+    });
+  });
+
+  // Each expired span read its owner's records on its own: a user's thousand ended spans read
+  // their tray a thousand times in one round.
+  describe('with many ended mute spans of one user', () => {
+    it("reads the owner's records once a round, and judges each span as before", async () => {
+      const now = new Date();
+      const day = (n: number) => now.getTime() + n * 86_400_000;
+      await mongo.db.collection(TRAY_RECORDS).insertMany([
+        { _id: 'r-old' as never, userId: 'u-many', countFrom: day(-100), expiresAt: new Date(day(70)) },
+        { _id: 'r-mid' as never, userId: 'u-many', countFrom: day(-97), expiresAt: new Date(day(80)) },
+        { _id: 'r-new' as never, userId: 'u-many', countFrom: day(-2), expiresAt: new Date(day(88)) },
+      ]);
+      const span = (id: string, end: number) => ({
+        _id: id as never,
+        userId: 'u-many',
+        until: end,
+        removedAt: null,
+        expiresAt: new Date(end + 90 * 86_400_000),
+      });
+      await mongo.db
+        .collection(TRAY_MUTES)
+        .insertMany([
+          ...Array.from({ length: 200 }, (_, n) => span(`s-${String(n).padStart(3, '0')}`, day(-98))),
+          span('after-mid', day(-96)),
+          span('before-all', day(-101)),
+        ]);
+      let reads = 0;
+      const counted = withCollectionMethod(mongo.db, TRAY_RECORDS, 'find', (find) => {
+        return ((...args: Parameters<typeof find>) => {
+          reads += 1;
+          return find(...args);
+        }) as typeof find;
+      });
+      await purgeEndedMutes(counted, now);
+      expect(reads, "reads of the owner's records").to.equal(1);
+      const left = new Map(
+        (await mongo.db.collection(TRAY_MUTES).find({}).toArray()).map((doc) => [
+          String(doc._id),
+          (doc.expiresAt as Date).getTime(),
+        ]),
+      );
+      // Ended on day -98: only the record from day -100 counts from before it; on day -96, the one
+      // from day -97 too, which lives longer.
+      expect(left.size).to.equal(201);
+      expect(left.get('s-000')).to.equal(day(70));
+      expect(left.get('s-199')).to.equal(day(70));
+      expect(left.get('after-mid')).to.equal(day(80));
+      expect(left.has('before-all')).to.equal(false);
     });
   });
 

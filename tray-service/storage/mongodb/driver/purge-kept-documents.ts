@@ -17,9 +17,12 @@ export async function purgeKeptDocuments<T extends { _id: string }>(
   now: Date,
   options: {
     projection: Record<string, 1>;
-    keptUntil: (doc: T) => Promise<Date | undefined>;
     batch?: number;
-  },
+  } & (
+    | { keptUntil: (doc: T) => Promise<Date | undefined> }
+    /** The same for a round's documents at once, by `_id`: where several share what they read. */
+    | { keptUntilOfRound: (docs: readonly T[]) => Promise<ReadonlyMap<string, Date | undefined>> }
+  ),
 ): Promise<number> {
   const batch = options.batch ?? PURGE_KEPT_DOCUMENTS_BATCH;
   const expired = { expiresAt: { $lte: now } };
@@ -30,8 +33,13 @@ export async function purgeKeptDocuments<T extends { _id: string }>(
     const found = await collection
       .find<T>(expired, { projection: { ...options.projection, _id: 1 }, limit: batch })
       .toArray();
+    const ofRound = 'keptUntilOfRound' in options ? await options.keptUntilOfRound(found) : undefined;
     for (const doc of found) {
-      const keptUntil = await options.keptUntil(doc);
+      const keptUntil = ofRound
+        ? ofRound.get(doc._id)
+        : 'keptUntil' in options
+          ? await options.keptUntil(doc)
+          : undefined;
       if (keptUntil === undefined || keptUntil <= now)
         purged += (await collection.deleteOne({ _id: doc._id, ...expired })).deletedCount;
       else await collection.updateOne({ _id: doc._id, ...expired }, { $set: { expiresAt: keptUntil } });

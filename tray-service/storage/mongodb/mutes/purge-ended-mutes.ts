@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { TRAY_MUTES, TRAY_RECORDS } from '../collections/collection-names.ts';
-import { latestExpiry } from '../driver/latest-expiry.ts';
+import { WHOLE_GROUP } from '../driver/whole-group.ts';
 import { purgeKeptDocuments } from '../driver/purge-kept-documents.ts';
 import type { MuteDoc } from '../collections/tray-mutes-collection.ts';
 import { muteEnd } from '../../../domain/mute.ts';
@@ -14,10 +14,50 @@ import { muteEnd } from '../../../domain/mute.ts';
  * DELETE ends only the one in force). Returns how many spans went.
  */
 export function purgeEndedMutes(db: Db, now: Date): Promise<number> {
-  return purgeKeptDocuments<Pick<MuteDoc, '_id' | 'userId' | 'until' | 'removedAt'>>(db, TRAY_MUTES, now, {
+  return purgeKeptDocuments<EndedSpan>(db, TRAY_MUTES, now, {
     projection: { userId: 1, until: 1, removedAt: 1 },
-    // The owner's records that count from before its end (by `userId`, the records' history indexes).
-    keptUntil: (span) =>
-      latestExpiry(db, TRAY_RECORDS, { userId: span.userId, countFrom: { $lt: muteEnd(span) } }),
+    keptUntilOfRound: (spans) => ownersKeep(db, spans),
   });
+}
+
+type EndedSpan = Pick<MuteDoc, '_id' | 'userId' | 'until' | 'removedAt'>;
+
+/**
+ * Each span's latest expiry among its owner's records that count from before its end, the owner's
+ * records read once for all of the round's spans (by `userId`, the records' history indexes): read
+ * per span, a user's thousand ended spans read their tray a thousand times in one round.
+ */
+async function ownersKeep(db: Db, spans: readonly EndedSpan[]): Promise<Map<string, Date | undefined>> {
+  const byOwner = new Map<string, EndedSpan[]>();
+  for (const span of spans) byOwner.set(span.userId, [...(byOwner.get(span.userId) ?? []), span]);
+  const kept = new Map<string, Date | undefined>();
+  for (const [userId, owned] of byOwner) {
+    const ends = owned.map(muteEnd);
+    const records = await db
+      .collection<{ countFrom: number; expiresAt: Date }>(TRAY_RECORDS)
+      .find(
+        { userId, countFrom: { $lt: Math.max(...ends) } },
+        { projection: { _id: 0, countFrom: 1, expiresAt: 1 }, batchSize: WHOLE_GROUP },
+      )
+      .toArray();
+    // By countFrom, each with the latest expiry of it and every record before it: a span's answer
+    // is that of the last record counting from before its end.
+    records.sort((a, b) => a.countFrom - b.countFrom);
+    const latest: Date[] = [];
+    for (const record of records) {
+      const before = latest.at(-1);
+      latest.push(before && before > record.expiresAt ? before : record.expiresAt);
+    }
+    owned.forEach((span, n) => {
+      const end = ends[n] ?? 0;
+      let below = 0;
+      for (let above = records.length; below < above;) {
+        const middle = (below + above) >>> 1;
+        if ((records[middle]?.countFrom ?? Infinity) < end) below = middle + 1;
+        else above = middle;
+      }
+      kept.set(span._id, below === 0 ? undefined : latest[below - 1]);
+    });
+  }
+  return kept;
 }
