@@ -234,7 +234,14 @@ const floors = {
     'tray-service/worker',
   ],
   /** shared/ without engines: what the domain and the use cases may stand on. */
-  sharedPure: ['shared/address', 'shared/async', 'shared/errors', 'shared/text', 'shared/time'],
+  sharedPure: [
+    'shared/address',
+    'shared/arrays',
+    'shared/async',
+    'shared/errors',
+    'shared/text',
+    'shared/time',
+  ],
   /** shared/ of the running process: configuration, logging, signals. */
   sharedRuntime: ['shared/config', 'shared/logging', 'shared/process'],
   /** shared/ that speaks an engine or a protocol: connections, queue, HTTP. */

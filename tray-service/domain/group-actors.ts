@@ -4,6 +4,7 @@ import type { Activity } from './activity.ts';
 import { awayForAction, type MembershipEdge } from './membership-intervals.ts';
 import { processedOf, type KeptActivity } from './kept-activity.ts';
 import { compareCodePoints } from './code-point-order.ts';
+import { partitionPoint } from '../../shared/arrays/partition-point.ts';
 
 const MAX_NAMED_ACTORS = 3;
 
@@ -53,14 +54,8 @@ export interface CountedActors {
  */
 export function countedActors(group: GroupActors, countFrom: number, recipientId: string): CountedActors {
   const { actions, rank } = group;
-  // Newest first: find the first action older than countFrom.
-  let low = 0;
-  let high = actions.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((actions[mid] as ActorAction).at >= countFrom) low = mid + 1;
-    else high = mid;
-  }
+  // Newest first: the actions at or after countFrom come before the first older one.
+  const low = partitionPoint(actions, (action) => action.at >= countFrom);
   const named: ActorSnapshot[] = [];
   for (let index = 0; index < low && named.length < MAX_NAMED_ACTORS; index++) {
     const action = actions[index] as ActorAction;

@@ -102,28 +102,29 @@ describe('tray worker when its database is unavailable', () => {
   });
 });
 
-describe('tray worker when a job fails for a reason of its own (the database answers)', () => {
+/**
+ * A worker on the suite's own queue over a PostgreSQL of its own, its storage as `adapt` makes it,
+ * logging to `recording` and counting in `registry`; closed after the suite.
+ */
+function useWorkerOver(adapt: (storage: TrayStorage) => TrayStorage = (storage) => storage) {
   const prefix = useQueuePrefix();
   const postgres = useStoppablePostgres();
-  let queue: BullQueue<WebhookJobData> | undefined;
+  const suite = {
+    queue: undefined as BullQueue<WebhookJobData> | undefined,
+    registry: createMetricsRegistry('test', false),
+    recording: recordingLogger(),
+  };
   let worker: RunningWorker | undefined;
-  const registry = createMetricsRegistry('test', false);
-  const recording = recordingLogger();
-
   before(async function () {
     this.timeout(60_000);
     const storage = await postgres.openStorage();
-    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    // Storing the event fails while the server answers its ping: the job's failure, not an outage.
-    const events = new Proxy(storage.events, {
-      get: () => () => Promise.reject(new Error('refused by the test')),
-    });
+    suite.queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     worker = await startWorker({
-      queue,
+      queue: suite.queue,
       networkId: 'default',
-      storage: { ...storage, events, ping: () => storage.ping() },
-      logger: recording.logger,
-      registry,
+      storage: adapt(storage),
+      logger: suite.recording.logger,
+      registry: suite.registry,
       purgeIntervalMs: 0,
     });
   });
@@ -131,16 +132,29 @@ describe('tray worker when a job fails for a reason of its own (the database ans
     this.timeout(30_000);
     await worker?.close();
   });
+  return suite;
+}
+
+describe('tray worker when a job fails for a reason of its own (the database answers)', () => {
+  // Storing the event fails while the server answers its ping: the job's failure, not an outage.
+  const suite = useWorkerOver((storage) => ({
+    ...storage,
+    events: new Proxy(storage.events, {
+      get: () => () => Promise.reject(new Error('refused by the test')),
+    }),
+    ping: () => storage.ping(),
+  }));
+  const { registry, recording } = suite;
 
   it('retries the job with backoff and keeps it in the failed set with its reason', async function () {
     this.timeout(60_000);
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-own' })), {
+    const job = await suite.queue!.add(jobDataOf(commentEvent({ commentId: 'cm-own' })), {
       ...webhookJobOptions,
       attempts: 3,
       backoff: { type: 'exponential', delay: 200 },
     });
     expect(await settled(job)).to.equal('failed');
-    const failed = await queue!.getJob(job.id);
+    const failed = await suite.queue!.getJob(job.id);
     expect(failed?.attemptsMade).to.equal(3);
     expect(failed?.failedReason).to.equal('refused by the test');
     // Exponential backoff: the second wait (400 ms) follows the first (200 ms).
@@ -160,32 +174,12 @@ describe('tray worker when a job fails for a reason of its own (the database ans
 // on Redis (a command timing out, a reconnect): bull moves the job to the failed set with that
 // error. On its last attempt nothing said so: no log line, no dead-letter count.
 describe('tray worker when bull cannot record a finished job’s completion', () => {
-  const prefix = useQueuePrefix();
-  const postgres = useStoppablePostgres();
-  let queue: BullQueue<WebhookJobData> | undefined;
-  let worker: RunningWorker | undefined;
-  const registry = createMetricsRegistry('test', false);
-  const recording = recordingLogger();
+  const suite = useWorkerOver();
+  const { registry, recording } = suite;
   const jobPrototype = (BullModule as unknown as { Job: { prototype: Bull.Job } }).Job.prototype;
   const moveToCompleted = jobPrototype.moveToCompleted;
-
-  before(async function () {
-    this.timeout(60_000);
-    const storage = await postgres.openStorage();
-    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    worker = await startWorker({
-      queue,
-      networkId: 'default',
-      storage,
-      logger: recording.logger,
-      registry,
-      purgeIntervalMs: 0,
-    });
-  });
-  after(async function () {
-    this.timeout(30_000);
+  after(() => {
     jobPrototype.moveToCompleted = moveToCompleted;
-    await worker?.close();
   });
 
   it('logs the job in the failed set on its last attempt, counted once completed and once unrecorded', async function () {
@@ -198,7 +192,7 @@ describe('tray worker when bull cannot record a finished job’s completion', ()
         return Promise.reject(new Error('Command timed out'));
       return moveToCompleted.apply(this, args);
     };
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-unrecorded' })), {
+    const job = await suite.queue!.add(jobDataOf(commentEvent({ commentId: 'cm-unrecorded' })), {
       ...webhookJobOptions,
       attempts: 1,
     });

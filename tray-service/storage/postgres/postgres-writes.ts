@@ -40,8 +40,9 @@ export const FAN_OUT_MEMBERS_PER_STATEMENT = 10_000;
 
 /**
  * Records a fan-out holds from its statements until its commit, give or take one part of
- * membersPerFanOutStatement members: about 40 MB (some 800 bytes a record). Its later parts return none and are read back after the commit
- * (written-after-commit.ts), so a community of millions is told in batches like any other.
+ * membersPerFanOutStatement members: about 40 MB (some 800 bytes a record). Its later parts
+ * return none and are read back after the commit (written-after-commit.ts), so a community of
+ * millions is told in batches like any other.
  */
 export const FAN_OUT_RECORDS_HELD = 50_000;
 

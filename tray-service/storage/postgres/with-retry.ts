@@ -10,18 +10,35 @@ export function isRetryable(error: unknown): boolean {
   );
 }
 
+export interface RetryOptions {
+  /** Tries in all. */
+  attempts?: number;
+  /** Which failures are tried again. */
+  retryable?: (error: unknown) => boolean;
+  /** The pause after the `tried`-th failed try. */
+  pauseMs?: (tried: number) => number;
+}
+
 /**
  * Runs `attempt` again when PostgreSQL aborted it for a deadlock or a serialization failure, a
  * bounded number of times with a short random pause: such aborts are the engine's way of
- * resolving a race, and belong to this adapter, not to the queue's retries.
+ * resolving a race, and belong to this adapter, not to the queue's retries. `options` tries other
+ * failures the same way.
  */
-export async function withRetry<T>(attempt: () => Promise<T>, attempts = 5): Promise<T> {
+export async function withRetry<T>(
+  attempt: () => Promise<T>,
+  {
+    attempts = 5,
+    retryable = isRetryable,
+    pauseMs = (tried) => Math.random() * 20 * tried,
+  }: RetryOptions = {},
+): Promise<T> {
   for (let tried = 1; ; tried++) {
     try {
       return await attempt();
     } catch (error) {
-      if (!isRetryable(error) || tried >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * tried));
+      if (!retryable(error) || tried >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs(tried)));
     }
   }
 }

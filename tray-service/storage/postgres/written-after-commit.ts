@@ -4,6 +4,7 @@ import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayVerb } from '../../domain/tray-record.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
+import { withRetry } from './with-retry.ts';
 
 /** Tries of one read-back statement, the waits doubling from READ_AGAIN_FIRST_MS (about 6 s in all). */
 const READ_TRIES = 6;
@@ -29,14 +30,12 @@ async function readAgain<T extends pg.QueryResultRow>(
   text: string,
   params: unknown[],
 ): Promise<T[]> {
-  for (let tried = 1; ; tried++) {
-    try {
-      return (await pool.query<T>(text, params)).rows;
-    } catch (error) {
-      if (!passes(error) || tried >= READ_TRIES) throw error;
-      await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_FIRST_MS * 2 ** (tried - 1)));
-    }
-  }
+  const found = await withRetry(() => pool.query<T>(text, params), {
+    attempts: READ_TRIES,
+    retryable: passes,
+    pauseMs: (tried) => READ_AGAIN_FIRST_MS * 2 ** (tried - 1),
+  });
+  return found.rows;
 }
 
 /** A part of a community's members by id: after `after` (none: from the first) through `through` (none: to the last). */

@@ -17,12 +17,10 @@ export async function purgeKeptDocuments<T extends { _id: string }>(
   now: Date,
   options: {
     projection: Record<string, 1>;
+    /** Each of a round's documents' answer, by `_id`: documents may share what they read (oneByOne). */
+    keptUntil: (docs: readonly T[]) => Promise<ReadonlyMap<string, Date | undefined>>;
     batch?: number;
-  } & (
-    | { keptUntil: (doc: T) => Promise<Date | undefined> }
-    /** The same for a round's documents at once, by `_id`: where several share what they read. */
-    | { keptUntilOfRound: (docs: readonly T[]) => Promise<ReadonlyMap<string, Date | undefined>> }
-  ),
+  },
 ): Promise<number> {
   const batch = options.batch ?? PURGE_KEPT_DOCUMENTS_BATCH;
   const expired = { expiresAt: { $lte: now } };
@@ -33,17 +31,24 @@ export async function purgeKeptDocuments<T extends { _id: string }>(
     const found = await collection
       .find<T>(expired, { projection: { ...options.projection, _id: 1 }, limit: batch })
       .toArray();
-    const ofRound = 'keptUntilOfRound' in options ? await options.keptUntilOfRound(found) : undefined;
+    const kept = await options.keptUntil(found);
     for (const doc of found) {
-      const keptUntil = ofRound
-        ? ofRound.get(doc._id)
-        : 'keptUntil' in options
-          ? await options.keptUntil(doc)
-          : undefined;
+      const keptUntil = kept.get(doc._id);
       if (keptUntil === undefined || keptUntil <= now)
         purged += (await collection.deleteOne({ _id: doc._id, ...expired })).deletedCount;
       else await collection.updateOne({ _id: doc._id, ...expired }, { $set: { expiresAt: keptUntil } });
     }
     if (found.length < batch) return purged;
   }
+}
+
+/** purgeKeptDocuments' `keptUntil` from a document's own answer, read one document at a time. */
+export function oneByOne<T extends { _id: string }>(
+  keptUntil: (doc: T) => Promise<Date | undefined>,
+): (docs: readonly T[]) => Promise<Map<string, Date | undefined>> {
+  return async (docs) => {
+    const kept = new Map<string, Date | undefined>();
+    for (const doc of docs) kept.set(doc._id, await keptUntil(doc));
+    return kept;
+  };
 }

@@ -10,6 +10,12 @@ import { muteTargetKey, type MuteDoc } from '../collections/tray-mutes-collectio
 /** The latest time a Date holds: a span with no end yet is kept until it gets one. */
 const NEVER = new Date(8_640_000_000_000_000);
 
+/** A span that has not ended by `at` (no until or removal, or one after `at`), as a filter's `$and`. */
+const notEndedBy = (at: number) => [
+  { $or: [{ until: null }, { until: { $gt: at } }] },
+  { $or: [{ removedAt: null }, { removedAt: { $gt: at } }] },
+];
+
 const spanId = (mute: Pick<Mute, 'userId' | 'targetType' | 'targetId' | 'createdAt'>) =>
   JSON.stringify([mute.userId, mute.targetType, mute.targetId, mute.createdAt]);
 
@@ -52,10 +58,7 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
       .find({
         userId,
         createdAt: { $lte: now },
-        $and: [
-          { $or: [{ until: null }, { until: { $gt: now } }] },
-          { $or: [{ removedAt: null }, { removedAt: { $gt: now } }] },
-        ],
+        $and: notEndedBy(now),
       })
       .sort({ createdAt: 1, targetType: 1, targetId: 1 })
       .toArray();
@@ -91,13 +94,7 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
           !current &&
           Number.isFinite(maxSpansPerUser) &&
           (await mutes.countDocuments(
-            {
-              userId,
-              $and: [
-                { $or: [{ until: null }, { until: { $gt: endedBefore } }] },
-                { $or: [{ removedAt: null }, { removedAt: { $gt: endedBefore } }] },
-              ],
-            },
+            { userId, $and: notEndedBy(endedBefore) },
             { limit: maxSpansPerUser },
           )) >= maxSpansPerUser
         )

@@ -4,6 +4,7 @@ import { WHOLE_GROUP } from '../driver/whole-group.ts';
 import { purgeKeptDocuments } from '../driver/purge-kept-documents.ts';
 import type { MuteDoc } from '../collections/tray-mutes-collection.ts';
 import { muteEnd } from '../../../domain/mute.ts';
+import { partitionPoint } from '../../../../shared/arrays/partition-point.ts';
 
 /**
  * The purge of ended mute spans (docs/storage.md#kept-actions-live-as-long-as-their-records),
@@ -16,7 +17,7 @@ import { muteEnd } from '../../../domain/mute.ts';
 export function purgeEndedMutes(db: Db, now: Date): Promise<number> {
   return purgeKeptDocuments<EndedSpan>(db, TRAY_MUTES, now, {
     projection: { userId: 1, until: 1, removedAt: 1 },
-    keptUntilOfRound: (spans) => ownersKeep(db, spans),
+    keptUntil: (spans) => ownersKeep(db, spans),
   });
 }
 
@@ -28,15 +29,12 @@ type EndedSpan = Pick<MuteDoc, '_id' | 'userId' | 'until' | 'removedAt'>;
  * per span, a user's thousand ended spans read their tray a thousand times in one round.
  */
 async function ownersKeep(db: Db, spans: readonly EndedSpan[]): Promise<Map<string, Date | undefined>> {
-  const byOwner = new Map<string, EndedSpan[]>();
-  for (const span of spans) byOwner.set(span.userId, [...(byOwner.get(span.userId) ?? []), span]);
   const kept = new Map<string, Date | undefined>();
-  for (const [userId, owned] of byOwner) {
-    const ends = owned.map(muteEnd);
+  for (const [userId, owned] of Map.groupBy(spans, (span) => span.userId)) {
     const records = await db
       .collection<{ countFrom: number; expiresAt: Date }>(TRAY_RECORDS)
       .find(
-        { userId, countFrom: { $lt: Math.max(...ends) } },
+        { userId, countFrom: { $lt: Math.max(...owned.map(muteEnd)) } },
         { projection: { _id: 0, countFrom: 1, expiresAt: 1 }, batchSize: WHOLE_GROUP },
       )
       .toArray();
@@ -48,16 +46,10 @@ async function ownersKeep(db: Db, spans: readonly EndedSpan[]): Promise<Map<stri
       const before = latest.at(-1);
       latest.push(before && before > record.expiresAt ? before : record.expiresAt);
     }
-    owned.forEach((span, n) => {
-      const end = ends[n] ?? 0;
-      let below = 0;
-      for (let above = records.length; below < above;) {
-        const middle = (below + above) >>> 1;
-        if ((records[middle]?.countFrom ?? Infinity) < end) below = middle + 1;
-        else above = middle;
-      }
-      kept.set(span._id, below === 0 ? undefined : latest[below - 1]);
-    });
+    for (const span of owned) {
+      const end = muteEnd(span);
+      kept.set(span._id, latest[partitionPoint(records, (record) => record.countFrom < end) - 1]);
+    }
   }
   return kept;
 }

@@ -3,7 +3,7 @@ import { TRAY_REMOVALS, TRAY_TARGET_ACTIONS } from '../collections/collection-na
 import { groupKeptUntil } from '../grouping/purge-kept-actions.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import { latestExpiry } from '../driver/latest-expiry.ts';
-import { purgeKeptDocuments } from '../driver/purge-kept-documents.ts';
+import { oneByOne, purgeKeptDocuments } from '../driver/purge-kept-documents.ts';
 import type { TombstoneDoc } from '../collections/tray-removals-collection.ts';
 
 const later = (a: Date | undefined, b: Date | undefined) => (a && b ? (a > b ? a : b) : (a ?? b));
@@ -25,13 +25,13 @@ export function purgeKeptTombstones(db: Db, now: Date): Promise<number> {
     now,
     {
       projection: { kind: 1, postId: 1, communityId: 1 },
-      keptUntil: async (tombstone) => {
+      keptUntil: oneByOne(async (tombstone) => {
         const community =
           tombstone.kind === 'post' && tombstone.communityId !== undefined
             ? await groupKeptUntil(db, recordGroup('post', tombstone.communityId))
             : undefined;
         return later(await latestExpiry(db, TRAY_TARGET_ACTIONS, { postId: tombstone.postId }), community);
-      },
+      }),
     },
   );
 }
