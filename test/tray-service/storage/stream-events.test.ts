@@ -13,7 +13,13 @@ import { useTrayStorage, type SuiteStorage } from '../../support/use-tray-storag
 import { REQUIRED_ENGINES } from './conformance/conformance-adapters.ts';
 
 const MINUTE = 60_000;
-const receivedAt = (n: number) => new Date(Math.floor(Date.now() / MINUTE) * MINUTE - (n + 1) * 1_000);
+/**
+ * `n` seconds before the minute the suite started in: one minute for every event, whenever it is
+ * stored (read at each call, a minute turning while the large events were stored made the later
+ * ones the newest, and the order the test expects was not the order stored).
+ */
+const suiteMinute = Math.floor(Date.now() / MINUTE) * MINUTE;
+const receivedAt = (n: number) => new Date(suiteMinute - (n + 1) * 1_000);
 
 describe('storage/stream-events', () => {
   it('asks every page for STREAM_BATCH events at most and STREAM_PAGE_BYTES of payloads, after the last one', async () => {
