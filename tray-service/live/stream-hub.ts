@@ -338,10 +338,12 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
    */
   async function readMissed(
     userId: string,
-    sessions: readonly StreamSession[],
+    given: readonly StreamSession[],
     resyncFrom: number,
     announcedClear = Infinity,
   ): Promise<void> {
+    // A stream that closed while this waited for the user's turn is owed nothing.
+    const sessions = given.filter((session) => !session.closed);
     if (sessions.length === 0) return;
     // What each stream had delivered when its catch-up began: its own writes below do not count.
     const starts = new Map(sessions.map((session) => [session, copyCursor(session.stream.cursor)]));
@@ -836,6 +838,9 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           // Subscribed before anything is read, so no change falls between the read and the feed
           // (the client's reload after `reset` included).
           await ready;
+          // Gone while it waited for the user's turn (a client reconnecting in a loop): nothing
+          // to read for it.
+          if (session.closed) return;
           if (stream.start === 'reset') session.write('reset', {});
           await sendUnread(session);
           if (stream.start === 'resume') await catchUp(stream.userId, [session]);

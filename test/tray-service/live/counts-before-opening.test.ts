@@ -1,37 +1,16 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { named, openSse } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
+import { withCounts } from './support/with-counts.ts';
 import { writeRecord } from './support/write-record.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 const STREAM = '/notifications/v3/stream';
-
-type CountInboxes = NonNullable<TrayStorage['inbox']>['countInboxes'];
-
-/** The storage with every count of the live streams (`inbox.countInboxes`) going through `count`. */
-function withCounts(
-  storage: TrayStorage,
-  count: (real: CountInboxes, ...args: Parameters<CountInboxes>) => ReturnType<CountInboxes>,
-): TrayStorage {
-  const inbox = storage.inbox;
-  if (!inbox) throw new Error('the storage has no inbox counts');
-  const real: CountInboxes = (...args) => inbox.countInboxes(...args);
-  const gated = new Proxy(inbox, {
-    get: (target, prop, receiver) =>
-      prop === 'countInboxes'
-        ? (...args: Parameters<CountInboxes>) => count(real, ...args)
-        : Reflect.get(target, prop, receiver),
-  });
-  return new Proxy(storage, {
-    get: (target, prop, receiver) => (prop === 'inbox' ? gated : Reflect.get(target, prop, receiver)),
-  });
-}
 
 // A count queued for the user's earlier stream (a record announced just before a page reload)
 // may answer after the user's next stream was added and before that stream's opening has run:
