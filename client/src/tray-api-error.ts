@@ -13,12 +13,19 @@ export class TrayApiError extends Error {
    * the log line. Undefined on any other answer.
    */
   readonly requestId: string | undefined;
+  /**
+   * The wait the refusal asked for (its `Retry-After`, in ms from when it was answered by the
+   * service's clock), when it named one: a 429 or 503 thrown instead of waited out (no retry left,
+   * a longer wait than `maxRetryWaitMs`, a call on every record) says when to offer the user a retry.
+   */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(status: number, code: number, message: string, requestId?: string) {
+  constructor(status: number, code: number, message: string, requestId?: string, retryAfterMs?: number) {
     super(message);
     this.name = 'TrayApiError';
     this.status = status;
     this.code = code;
     this.requestId = requestId;
+    this.retryAfterMs = retryAfterMs;
   }
 }

@@ -156,6 +156,7 @@ describe('sendRequest (through the client) against the tray API', () => {
       await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({
         status: 401,
         code: 401000,
+        retryAfterMs: undefined,
       });
       expect(asked).to.equal(2);
       expect(sent.map((call) => call.status)).to.deep.equal([401, 401]);
@@ -461,7 +462,10 @@ describe('sendRequest (through the client) against the tray API', () => {
           fetch,
         });
         const { ms, settled } = await timed(() => call(client));
-        await expect(settled).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 503 });
+        // With the wait it asked for, to tell the user when to try again.
+        await expect(settled)
+          .to.be.rejectedWith(TrayApiError)
+          .and.eventually.include({ status: 503, retryAfterMs: 3_000 });
         expect(ms, 'from the call to the rejection').to.be.below(AT_ONCE_MS);
         expect(sent.map((one) => one.status)).to.deep.equal([503]);
       });
