@@ -85,7 +85,10 @@ const ADOPT_QUIET_MS = 60_000;
 const MAX_PENDING_BYTES = 64 * 1024 * 1024;
 
 export interface SpoolOptions {
-  /** A segment is closed once it grows past this, so a drain never reads a huge file. */
+  /**
+   * A segment grows no further (but by a single group of appends larger than it), so a drain never
+   * reads a huge file.
+   */
   maxSegmentBytes?: number;
   /** Called for every line that is not a complete event (a torn write); never with its content. */
   onCorruptLine?: (segment: string) => void;
@@ -299,6 +302,10 @@ async function openInstance(
       // no drain can find, acknowledged and then gone when it closes. A new segment takes them.
       // One fstat per flush, and flushes happen only while Redis is not taking events.
       if (active && (await active.handle.stat()).nlink === 0) await closeActive();
+      const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
+      // A drain reads a segment whole: a group that would take its segment past the bound starts
+      // the next one (a group may hold up to maxPendingBytes, the bound's size again).
+      if (active && active.bytes > 0 && active.bytes + data.length > maxSegmentBytes) await closeActive();
       if (!active) {
         await ensureFolder();
         const opened = await openNewSegment();
@@ -310,7 +317,6 @@ async function openInstance(
         });
         active = { ...opened, bytes: 0 };
       }
-      const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
       counted.set(active.seq, (counted.get(active.seq) ?? 0) + batch.length);
       depth += batch.length;
       countedIn = active.seq;

@@ -72,6 +72,28 @@ describe('the spool', () => {
     });
   });
 
+  // A segment is read whole when drained. Checked only after a group was written, a segment just
+  // under the bound took the next group too, up to the 64 MiB a group may hold: twice the bound.
+  describe('when a group of appends would take its segment past maxSegmentBytes', () => {
+    it('starts a new segment for it, and drains every event once, in order', async () => {
+      const maxSegmentBytes = 2_000;
+      const spool = await openSpool(dir, { maxSegmentBytes });
+      await spool.append(job(0));
+      const group = Array.from({ length: 20 }, (_, n) => job(n + 1));
+      expect(group.reduce((sum, one) => sum + one.json.length + 1, 0)).to.be.above(maxSegmentBytes);
+      await Promise.all(group.map((one) => spool.append(one)));
+      const sizes = segmentsIn(spool.dir)
+        .sort()
+        .map((name) => statSync(join(spool.dir, name)).size);
+      expect(sizes, 'segment sizes').to.have.lengthOf(2);
+      expect(sizes[0], 'the first segment').to.be.at.most(maxSegmentBytes);
+      const seen: string[] = [];
+      expect(await spool.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(21);
+      expect(seen).to.deep.equal(Array.from({ length: 21 }, (_, n) => `key-${n}`));
+      await spool.close();
+    });
+  });
+
   // Two receivers on one SPOOL_DIR: "one per core" with the default SPOOL_DIR, or a rolling restart
   // that starts the new process before the old one has stopped.
   describe('opened twice on one folder (two receivers on one SPOOL_DIR)', () => {
