@@ -157,9 +157,11 @@ async function* streamEvents(
   /** Connection attempts since a stream was last served and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   /**
-   * The service's last `retry:`, kept for every later wait as an EventSource keeps its
-   * reconnection time: it spreads its clients at shutdown with it, and a reconnect that met it
-   * still down would otherwise fall back to the short backoff, bringing them back together.
+   * The service's last `retry:`, kept for every later wait until a stream is served again and
+   * ends without one: it spreads its clients at shutdown with it, and a reconnect that met it
+   * still down would otherwise fall back to the short backoff, bringing them back together. Kept
+   * for good (as an EventSource keeps its reconnection time), one rolling deploy would slow every
+   * later reconnect by that much.
    */
   let serviceRetryMs: number | undefined;
   /** Tells onError, then waits out `error` as the backoff says (an onError that throws ends the iteration). */
@@ -294,6 +296,8 @@ async function* streamEvents(
       // backoff, up to maxMs.
       state('waiting');
       if (parser.retryMs !== undefined) serviceRetryMs = parser.retryMs;
+      // Served since, and ended without one: the outage it was sent for is over.
+      else if (steady && !garbled) serviceRetryMs = undefined;
       await pause(reconnectWait(attempt, policy, serviceRetryMs), signal);
       attempt += 1;
       afterWait();

@@ -431,6 +431,26 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  // The hint is for the outage it was sent in: kept for good, one rolling deploy made every later
+  // reconnect (each token's expiry) wait that long, a live gap of seconds each time.
+  describe("when a stream after the service's retry: is served", () => {
+    it('forgets it once a stream is served again and ends without one', async () => {
+      const script = scriptedStream((res, request) => {
+        res.writeHead(200, eventStreamHead);
+        if (request.index === 0) res.end(`${sseEvent('unread', '1', unread(0))}retry: 600\n\n`);
+        else
+          res.end(
+            `${sseEvent('unread', '2', unread(0))}${sseEvent('expired', '3', { reason: 'token-expired', reconnect: true })}`,
+          );
+      });
+      await open(script, { reconnect: { initialMs: 50, maxMs: 5_000 } });
+      await waitFor(() => script.requests.length >= 3, 10_000, 'three stream requests');
+      const [first, second, third] = script.requests.map((request) => request.at);
+      expect(second! - first!, 'after the hint').to.be.at.least(600 - 5);
+      expect(third! - second!, 'after a served stream that named no wait').to.be.below(600 - 5);
+    });
+  });
+
   describe('when the stream request is refused with a 4xx', () => {
     const answering = (status: number) =>
       scriptedStream((res) => {
