@@ -94,8 +94,8 @@ async function main(): Promise<void> {
       args.batch === undefined ? {} : { membersPerFanOutStatement: Number(args.batch) },
     );
     let told = 0;
-    // With node --expose-gc: the heap the worker holds while it tells a fan-out's records (all of
-    // them are held from the commit until the last is told), measured at the first telling.
+    // With node --expose-gc: the heap the worker holds while it tells a fan-out's or a removal's
+    // records (those held until the commit), measured at the first telling.
     const gc = (globalThis as { gc?: () => void }).gc;
     let heapBefore = 0;
     let heapHeld: number | undefined;
@@ -115,7 +115,8 @@ async function main(): Promise<void> {
             },
           }),
     });
-    const time = async (label: string, posts: Activity[], now: number) => {
+    /** One write timed, with the heap held at its first telling (node --expose-gc). */
+    const measure = async (label: string, write: () => Promise<void>) => {
       // What autovacuum does between fan-outs on a live server: without it each round's dead
       // versions slow the next round's probes.
       if (process.env.VACUUM_BETWEEN) await pool.query('VACUUM tray_records');
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
         heapBefore = process.memoryUsage().heapUsed;
       }
       const started = process.hrtime.bigint();
-      await writes.fanOutPosts('c-big', posts, context(now));
+      await write();
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const heap =
         heapHeld === undefined || told === 0
@@ -134,6 +135,8 @@ async function main(): Promise<void> {
           : `, heap held while telling ${(heapHeld / 1e6).toFixed(0)} MB (${Math.round(heapHeld / told)} bytes a record)`;
       process.stdout.write(`${label}: ${ms.toFixed(0)} ms, ${told} records told${heap}\n`);
     };
+    const time = (label: string, posts: Activity[], now: number) =>
+      measure(label, () => writes.fanOutPosts('c-big', posts, context(now)));
     if (early > 0)
       for (let start = 0; start < early; start += 100)
         await writes.fanOutPosts(
@@ -193,13 +196,10 @@ async function main(): Promise<void> {
     );
     // Removals: the newest post deleted (every member's `post` record shrinks and names the next
     // newest), then a post of the wide group (its author's actor refolded), then the redelivery.
-    const remove = async (label: string, postId: string, now: number) => {
-      told = 0;
-      const started = process.hrtime.bigint();
-      await writes.applyRemovals?.([{ kind: 'post', id: postId, postId, at: now }], context(now));
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      process.stdout.write(`${label}: ${ms.toFixed(0)} ms, ${told} records told\n`);
-    };
+    const remove = (label: string, postId: string, now: number) =>
+      measure(label, async () => {
+        await writes.applyRemovals?.([{ kind: 'post', id: postId, postId, at: now }], context(now));
+      });
     await remove(`the newest post deleted, ${members} members' records shrink`, 'p-b19', T0 + 500_000);
     await remove('a post of the wide group deleted', 'p-w500', T0 + 501_000);
     await remove('the same deletion redelivered (nothing changes)', 'p-w500', T0 + 502_000);

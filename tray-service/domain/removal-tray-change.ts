@@ -73,27 +73,41 @@ const byUserAndKey = (a: RemovalTrayChange, b: RemovalTrayChange) =>
   compareCodePoints(a.userId, b.userId) || compareCodePoints(a.key, b.key);
 
 /**
+ * What a removal changed, gathered as it goes: every change counted, and only the first
+ * REMOVAL_CHANGES_LISTED in (user, key) order kept (all a listing can take), so a deleted post of a
+ * community of millions is summed up in bounded memory, a part of its members at a time.
+ */
+export interface RemovalTally {
+  shrunk: number;
+  replaced: number;
+  removed: number;
+  /** At most REMOVAL_CHANGES_LISTED, in (user, key) order. */
+  first: RemovalTrayChange[];
+}
+
+export const EMPTY_REMOVAL_TALLY: RemovalTally = { shrunk: 0, replaced: 0, removed: 0, first: [] };
+
+/** `tally` with `changes` added. Pure. */
+export function tallyRemovalChanges(
+  changes: readonly RemovalTrayChange[],
+  tally: RemovalTally = EMPTY_REMOVAL_TALLY,
+): RemovalTally {
+  const added = { ...tally, first: [...tally.first, ...changes].sort(byUserAndKey) };
+  added.first.length = Math.min(added.first.length, REMOVAL_CHANGES_LISTED);
+  for (const change of changes) added[change.change] += 1;
+  return added;
+}
+
+/**
  * The outcome of one application of a removal event, and the changes of it to list: the first in
  * (user, key) order while fewer than REMOVAL_CHANGES_LISTED are listed already (`alreadyListed`,
  * from an earlier application of the same event: a retried job's). Pure.
  */
 export function summariseRemoval(
   voided: number,
-  changes: readonly RemovalTrayChange[],
+  { shrunk, replaced, removed, first }: RemovalTally,
   alreadyListed = 0,
 ): { outcome: RemovalOutcome; listed: RemovalTrayChange[] } {
-  const listed = [...changes]
-    .sort(byUserAndKey)
-    .slice(0, Math.max(0, REMOVAL_CHANGES_LISTED - alreadyListed));
-  const count = (kind: RemovalChangeKind) => changes.filter((change) => change.change === kind).length;
-  return {
-    outcome: {
-      voided,
-      shrunk: count('shrunk'),
-      replaced: count('replaced'),
-      removed: count('removed'),
-      listed: listed.length,
-    },
-    listed,
-  };
+  const listed = first.slice(0, Math.max(0, REMOVAL_CHANGES_LISTED - alreadyListed));
+  return { outcome: { voided, shrunk, replaced, removed, listed: listed.length }, listed };
 }

@@ -3,6 +3,7 @@ import {
   REMOVAL_CHANGES_LISTED,
   removalChange,
   summariseRemoval,
+  tallyRemovalChanges,
   type RecordCounts,
 } from '../../../tray-service/domain/removal-tray-change.ts';
 
@@ -53,7 +54,7 @@ describe('summariseRemoval', () => {
 
   it('counts every change and lists the first REMOVAL_CHANGES_LISTED in (user, key) order', () => {
     const changes = Array.from({ length: REMOVAL_CHANGES_LISTED + 500 }, (_, i) => removed(i)).reverse();
-    const { outcome, listed } = summariseRemoval(1, changes);
+    const { outcome, listed } = summariseRemoval(1, tallyRemovalChanges(changes));
     expect(outcome).to.deep.equal({
       voided: 1,
       shrunk: 0,
@@ -78,16 +79,47 @@ describe('summariseRemoval', () => {
       ...Array.from({ length: REMOVAL_CHANGES_LISTED - 1 }, (_, i) => change({ userId: `u-${i}`, key: 'k' })),
       change(privateUse),
     ];
-    const { listed } = summariseRemoval(1, many);
+    const { listed } = summariseRemoval(1, tallyRemovalChanges(many));
     expect(listed.map((entry) => entry.userId))
       .to.include(privateUse.userId)
       .and.not.include(astral.userId);
   });
 
+  // A deleted post of a community of millions is tallied a part of its members at a time.
+  it('tallies in parts as it does at once', () => {
+    const changes = Array.from({ length: REMOVAL_CHANGES_LISTED * 3 }, (_, i) =>
+      i % 3 === 0
+        ? removed(i)
+        : removalChange(
+            { userId: `u-${String(i).padStart(6, '0')}`, key: 'k' },
+            counts(2, ['u-x', 'u-y'], 'p-2'),
+            i % 3 === 1 ? counts(1, ['u-x'], 'p-1') : counts(2, ['u-x', 'u-y'], 'p-1'),
+          ),
+    ).sort(() => 0.5 - Math.random());
+    let tally = tallyRemovalChanges([]);
+    for (let start = 0; start < changes.length; start += 700)
+      tally = tallyRemovalChanges(changes.slice(start, start + 700), tally);
+    expect(tally.first).to.have.lengthOf(REMOVAL_CHANGES_LISTED);
+    expect(tally).to.deep.equal(tallyRemovalChanges(changes));
+    expect(summariseRemoval(1, tally).outcome).to.deep.equal({
+      voided: 1,
+      shrunk: REMOVAL_CHANGES_LISTED,
+      replaced: REMOVAL_CHANGES_LISTED,
+      removed: REMOVAL_CHANGES_LISTED,
+      listed: REMOVAL_CHANGES_LISTED,
+    });
+  });
+
   it('lists only what is left of the cap after an earlier application listed some', () => {
-    const { outcome, listed } = summariseRemoval(0, [removed(1), removed(2)], REMOVAL_CHANGES_LISTED - 1);
+    const { outcome, listed } = summariseRemoval(
+      0,
+      tallyRemovalChanges([removed(1), removed(2)]),
+      REMOVAL_CHANGES_LISTED - 1,
+    );
     expect(outcome.listed).to.equal(1);
     expect(listed.map((change) => change.userId)).to.deep.equal([removed(1).userId]);
-    expect(summariseRemoval(0, [removed(3)], REMOVAL_CHANGES_LISTED).listed).to.deep.equal([]);
+    expect(
+      summariseRemoval(0, tallyRemovalChanges([removed(3)]), REMOVAL_CHANGES_LISTED).listed,
+    ).to.deep.equal([]);
   });
 });

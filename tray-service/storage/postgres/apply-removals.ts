@@ -3,7 +3,13 @@ import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { Removal } from '../../domain/removal.ts';
 import { removalVoids } from '../../domain/removal-voids.ts';
 import type { ActorSnapshot, TrayVerb } from '../../domain/tray-record.ts';
-import { recordCounts, removalChange, type RemovalTrayChange } from '../../domain/removal-tray-change.ts';
+import {
+  EMPTY_REMOVAL_TALLY,
+  recordCounts,
+  removalChange,
+  tallyRemovalChanges,
+  type RemovalTally,
+} from '../../domain/removal-tray-change.ts';
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { actorsSinceSql, actorTimesSql } from './actors-since-sql.ts';
@@ -13,6 +19,7 @@ import { groupLock, lockKeys, postLock, profileLock } from './lock-keys.ts';
 import { toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { deletedMarkSql } from './deleted-actor-sql.ts';
 import { postHoldersSql } from './postgres-memberships.ts';
+import type { MemberRange, UnreturnedParts } from './written-after-commit.ts';
 
 /** A kept action on one of the removals' posts (tray_group_actions). */
 interface ActionRow {
@@ -272,8 +279,13 @@ export interface RemovalsApplied {
   removed: RemovedRecord[];
   /** Kept actions taken out. */
   voided: number;
-  /** Each record changed or removed, with its counts before and after (the event detail's). */
-  changes: RemovalTrayChange[];
+  /** Every record changed or removed, counted; the first kept with their counts (the event detail's). */
+  tally: RemovalTally;
+  /**
+   * The members' `post` records changed once recordsHeld were held: not returned, to be read back
+   * after the commit (writtenAfterCommit), one entry per community.
+   */
+  unreturned: UnreturnedParts[];
 }
 
 /** A recomputed record: as it is now (`rec`, null when deleted) and its counts before. */
@@ -303,9 +315,15 @@ export async function applyRemovals(
     retentionMs: number;
     /** Members whose `post` records one statement computes again (TRAY_FANOUT_BATCH). */
     membersPerStatement?: number;
+    /**
+     * Changed records returned at most (one part more): a deleted post of a community of millions
+     * changes every member's record, about 800 bytes each, held until the commit. Past it the
+     * parts' records are counted and left to be read back (`unreturned`). Default: all returned.
+     */
+    recordsHeld?: number;
   },
 ): Promise<RemovalsApplied> {
-  const none = { written: [], removed: [], voided: 0, changes: [] };
+  const none = { written: [], removed: [], voided: 0, tally: EMPTY_REMOVAL_TALLY, unreturned: [] };
   if (removals.length === 0) return none;
   const postIds = [...new Set(removals.map((removal) => removal.postId))];
   const locked = new Set<string>();
@@ -364,13 +382,18 @@ export async function applyRemovals(
   ]);
   const communities = touched.filter((row) => row.verb === 'post').map((row) => row.target_id);
   const perStatement = options.membersPerStatement ?? REMOVAL_MEMBERS_PER_STATEMENT;
-  const rows: RecomputedRow[] = [];
+  const recordsHeld = options.recordsHeld ?? Infinity;
+  const written: InboxRecord[] = [];
+  const removed: RemovedRecord[] = [];
+  const unreturned: MemberRange[] = [];
+  let tally = EMPTY_REMOVAL_TALLY;
   // The members' `post` records a part at a time (by id), each in a statement of its own in this
   // transaction, so a community of any size stays inside the statement timeout; the other
-  // recipients' records with the first part.
+  // recipients' records with the first part (always returned: nothing is held before it).
   for (let after: string | null = null, first = true; ; first = false) {
     const through: string | null =
       communities.length === 0 ? null : await partEnd(client, communities, after, perStatement);
+    const returning = written.length < recordsHeld;
     const result = await client.query<RecomputedRow>(recomputeSql(communities.length > 0), [
       touched.map((row) => row.verb),
       touched.map((row) => row.target_id),
@@ -382,24 +405,37 @@ export async function applyRemovals(
       // The members' part, when there are members: no other statement reads them.
       ...(communities.length > 0 ? [after, through] : []),
     ]);
-    for (const row of result.rows) rows.push(row);
+    const changes = result.rows.map((row) => {
+      const identity = { userId: row.user_id, key: row.key };
+      const before = recordCounts({
+        actorsCount: row.old_count,
+        actors: row.old_actors,
+        lastActionId: row.old_last,
+      });
+      const record = row.rec ? toInboxRecord(row.rec) : undefined;
+      if (!record) removed.push(identity);
+      else if (returning) written.push(record);
+      return removalChange(identity, before, record && recordCounts(record));
+    });
+    tally = tallyRemovalChanges(changes, tally);
+    if (!returning) unreturned.push({ after, through });
     if (through === null) break;
     after = through;
   }
-  const written: InboxRecord[] = [];
-  const removed: RemovedRecord[] = [];
-  const changes: RemovalTrayChange[] = [];
-  for (const row of rows) {
-    const identity = { userId: row.user_id, key: row.key };
-    const before = recordCounts({
-      actors: row.old_actors,
-      actorsCount: row.old_count,
-      lastActionId: row.old_last,
-    });
-    const record = row.rec ? toInboxRecord(row.rec) : undefined;
-    if (record) written.push(record);
-    else removed.push(identity);
-    changes.push(removalChange(identity, before, record && recordCounts(record)));
-  }
-  return { written, removed, voided: voided.length, changes };
+  return {
+    written,
+    removed,
+    voided: voided.length,
+    tally,
+    unreturned:
+      unreturned.length === 0
+        ? []
+        : communities.map((communityId) => ({
+            communityId,
+            verb: 'post',
+            targetId: communityId,
+            ranges: unreturned,
+            since: stampedAt,
+          })),
+  };
 }

@@ -2,9 +2,9 @@ import type pg from 'pg';
 import type { RecordPosition } from '../../domain/page-cursor.ts';
 import {
   summariseRemoval,
+  type RemovalTally,
   type RecordCounts,
   type RemovalChangeKind,
-  type RemovalTrayChange,
 } from '../../domain/removal-tray-change.ts';
 import type { RemovalOutcomesPort } from '../port.ts';
 
@@ -17,14 +17,14 @@ import type { RemovalOutcomesPort } from '../port.ts';
 export async function recordRemovalOutcome(
   client: pg.PoolClient,
   eventKey: string,
-  applied: { voided: number; changes: readonly RemovalTrayChange[] },
+  applied: { voided: number; tally: RemovalTally },
   expiresAt: number,
 ): Promise<void> {
   const earlier = await client.query<{ listed: number }>(
     'SELECT listed FROM tray_removal_outcomes WHERE event_key = $1 FOR UPDATE',
     [eventKey],
   );
-  const { outcome, listed } = summariseRemoval(applied.voided, applied.changes, earlier.rows[0]?.listed ?? 0);
+  const { outcome, listed } = summariseRemoval(applied.voided, applied.tally, earlier.rows[0]?.listed ?? 0);
   await client.query(
     `INSERT INTO tray_removal_outcomes (event_key, voided, shrunk, replaced, removed, listed, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)

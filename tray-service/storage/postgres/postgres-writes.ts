@@ -39,10 +39,10 @@ export const WRITTEN_BATCH = 1_000;
 export const FAN_OUT_MEMBERS_PER_STATEMENT = 10_000;
 
 /**
- * Records a fan-out holds from its statements until its commit, give or take one part of
- * membersPerFanOutStatement members: about 40 MB (some 800 bytes a record). Its later parts
- * return none and are read back after the commit (written-after-commit.ts), so a community of
- * millions is told in batches like any other.
+ * Records a fan-out, or the deletion of a community's post, holds from its statements until its
+ * commit, give or take one part of membersPerFanOutStatement members: about 40 MB (some 800 bytes
+ * a record). Its later parts' records are not held and are read back after the commit
+ * (written-after-commit.ts), so a community of millions is told in batches like any other.
  */
 export const FAN_OUT_RECORDS_HELD = 50_000;
 
@@ -455,18 +455,23 @@ export function createPostgresWrites(
   ): Promise<void> {
     if (removals.length === 0) return;
     const retentionMs = retentionMsOf(context);
-    const { written, removed } = await inTransaction(pool, async (client) => {
+    const { written, removed, unreturned } = await inTransaction(pool, async (client) => {
       const applied = await applyRemovals(client, removals, {
         now: context.now,
         clock: context.clock,
         retentionMs,
         membersPerStatement: membersPerFanOutStatement,
+        recordsHeld: context.onWritten ? recordsHeld : 0,
       });
       if (eventKey !== undefined)
         await recordRemovalOutcome(client, eventKey, applied, context.now + retentionMs);
       return applied;
     });
     await tell(context, written);
+    if (context.onWritten)
+      for (const parts of unreturned)
+        for await (const batch of writtenAfterCommit(pool, parts, WRITTEN_BATCH))
+          await context.onWritten(batch);
     if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
   }
 

@@ -4,6 +4,7 @@ import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayVerb } from '../../domain/tray-record.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
+import { postHoldersSql } from './postgres-memberships.ts';
 import { withRetry } from './with-retry.ts';
 
 /** Tries of one read-back statement, the waits doubling from READ_AGAIN_FIRST_MS (about 6 s in all). */
@@ -45,10 +46,11 @@ export interface MemberRange {
 }
 
 /**
- * What a fan-out wrote without returning it: its group's records of the members in `ranges`,
- * stamped `since` or later. A fan-out to a community of millions held every record it wrote (about
- * 800 bytes each) from its first statement until its commit, so past a bound its later parts
- * return nothing and are read back after the commit, a batch at a time (writtenAfterCommit).
+ * What a fan-out or a removal wrote without returning it: its group's records of the members in
+ * `ranges`, stamped `since` or later. A fan-out to a community of millions held every record it
+ * wrote (about 800 bytes each) from its first statement until its commit, and so did the deletion
+ * of its post, so past a bound their later parts return nothing and are read back after the
+ * commit, a batch at a time (writtenAfterCommit).
  */
 export interface UnreturnedParts {
   communityId: string;
@@ -60,8 +62,8 @@ export interface UnreturnedParts {
 
 /**
  * The records of `parts`, as readers now see them, `batch` members at a time: each member with a
- * membership row in a range (a member who left since still has one), their record of the group if
- * it changed at or after the fan-out's stamp. A record changed since by a later write is read as
+ * membership row or an away span in a range (a member who left since still has one), their record
+ * of the group if it changed at or after the write's stamp. A record changed since by a later write is read as
  * that write left it, which it announces too.
  */
 export async function* writtenAfterCommit(
@@ -72,23 +74,14 @@ export async function* writtenAfterCommit(
   for (const range of parts.ranges) {
     let after = range.after;
     for (;;) {
-      // Each bound in the SQL only when there is one: `($2 IS NULL OR user_id > $2)` is no index
-      // condition, and each batch would read the community's memberships from its first.
-      const params: unknown[] = [parts.communityId, batch];
-      const bounds: string[] = [];
-      for (const [bound, value] of [
-        ['>', after],
-        ['<=', range.through],
-      ] as const) {
-        if (value === null) continue;
-        params.push(value);
-        bounds.push(`AND user_id ${bound} $${params.length}`);
-      }
+      // The next batch after `after` by the holders' own index ranges (postHoldersSql's page: ''
+      // sorts before every id), cut at `through` once read: `($2 IS NULL OR user_id > $2)` is no
+      // index condition, and each batch would read the community's memberships from its first.
       const found = await readAgain<{ user_id: string }>(
         pool,
-        `SELECT DISTINCT user_id FROM tray_memberships WHERE community_id = $1 ${bounds.join(' ')}
-         ORDER BY user_id LIMIT $2`,
-        params,
+        `SELECT h.user_id FROM (${postHoldersSql('$1', { after: '$2', limit: '$3' })}) AS h
+         WHERE $4::text IS NULL OR h.user_id <= $4 ORDER BY h.user_id`,
+        [parts.communityId, after ?? '', batch, range.through],
       );
       const users = found.map((row) => row.user_id);
       if (users.length === 0) break;

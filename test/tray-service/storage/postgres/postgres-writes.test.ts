@@ -8,6 +8,8 @@ import {
   purgeExpiredRecords,
 } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
 import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
+import { createPostgresRemovalOutcomes } from '../../../../tray-service/storage/postgres/postgres-removal-outcomes.ts';
+import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
 import {
   BACKFILL_BATCH,
   createPostgresWrites,
@@ -482,6 +484,58 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       );
       expect(failed).to.have.property('code', '57014');
       expect(tried, 'read-back reads').to.equal(1);
+    });
+
+    // A deleted post of a community of millions changes every member's record: each was held from
+    // its statement until the commit (about 800 bytes), with every change the event's detail counts.
+    it('holds a bounded number of the records a post’s deletion changed, and reads the rest back to tell them', async () => {
+      const ids = Array.from({ length: 25 }, (_, n) => `d${String(n).padStart(2, '0')}`);
+      await memberships([...ids.map((userId) => join('c-deleted', userId, 0)), leave('c-deleted', 'd21', 1)]);
+      const writes = createPostgresWrites(tray.pg.pool, { membersPerFanOutStatement: 10, recordsHeld: 10 });
+      const [older, newest] = [post('c-deleted', 'd07', 2), post('c-deleted', 'd13', 3)];
+      await writes.fanOutPosts('c-deleted', [older, newest], tray.context());
+      const batches: InboxRecord[][] = [];
+      await writes.applyRemovals(
+        [
+          {
+            kind: 'post',
+            id: newest.lastActionId,
+            postId: newest.lastActionId,
+            at: at(4),
+            communityId: 'c-deleted',
+          },
+        ],
+        {
+          ...tray.context(),
+          eventKey: 'e-held',
+          onWritten: async (records) => {
+            batches.push([...records]);
+          },
+        },
+      );
+      // Parts are returned until 10 are held: at most 10 + 9 before the commit, never all 22.
+      expect(batches[0]?.length, 'records held until the commit').to.be.within(10, 19);
+      const told = batches.flat();
+      expect(told.length, 'members told twice').to.equal(new Set(told.map((record) => record.userId)).size);
+      const stored = [];
+      for (const userId of ids)
+        stored.push(...(await tray.records.byKeys(userId, [recordKey('post', 'c-deleted', userId)], NOW)));
+      // Every member's record names one actor fewer but d13's (its own post is not in it) and
+      // d07's (left with none, removed); d21 left before either post.
+      const changed = stored.filter((record) => record.userId !== 'd13');
+      expect(changed, 'records changed').to.have.lengthOf(22);
+      for (const record of changed) expect(record, record.userId).to.deep.include({ actorsCount: 1 });
+      expect(
+        [...told].sort((a, b) => a.userId.localeCompare(b.userId)),
+        'told as stored',
+      ).to.deep.equal(changed);
+      expect(await createPostgresRemovalOutcomes(tray.pg.pool).outcome('e-held')).to.deep.equal({
+        voided: 1,
+        shrunk: 22,
+        replaced: 0,
+        removed: 1,
+        listed: 23,
+      });
     });
 
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {

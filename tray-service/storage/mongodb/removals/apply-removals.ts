@@ -12,7 +12,7 @@ import type { RecomputeOptions } from '../grouping/recompute-member-records.ts';
 import type { TargetActionDoc } from '../collections/tray-target-actions-collection.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
-import { recordCounts, removalChange } from '../../../domain/removal-tray-change.ts';
+import { recordCounts, removalChange, tallyRemovalChanges } from '../../../domain/removal-tray-change.ts';
 import { countsUnkeptActions } from './kept-since.ts';
 import { recordRemovalOutcome } from './removal-outcomes.ts';
 import { repairGroupActors } from './repair-group-actors.ts';
@@ -239,7 +239,12 @@ export async function applyRemovals(
       const last = 'key' in record ? undefined : recordCounts(record);
       return first ? [removalChange({ userId: first.userId, key }, recordCounts(first), last)] : [];
     });
-    await recordRemovalOutcome(db, options.eventKey, { voided: takenOut, changes }, expiresAt);
+    await recordRemovalOutcome(
+      db,
+      options.eventKey,
+      { voided: takenOut, tally: tallyRemovalChanges(changes) },
+      expiresAt,
+    );
   }
   await deleteByIds(db, TRAY_REMOVAL_WORK, [...work.keys()]);
   await markApplied(db, removals);

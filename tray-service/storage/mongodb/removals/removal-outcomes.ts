@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { RecordPosition } from '../../../domain/page-cursor.ts';
 import {
   summariseRemoval,
+  type RemovalTally,
   type RemovalOutcome,
   type RemovalTrayChange,
 } from '../../../domain/removal-tray-change.ts';
@@ -28,7 +29,7 @@ const positionOf = ({ userId, key }: RecordPosition) => `${userId}\u0001${key}`;
 export async function recordRemovalOutcome(
   db: Db,
   eventKey: string,
-  applied: { voided: number; changes: readonly RemovalTrayChange[] },
+  applied: { voided: number; tally: RemovalTally },
   expiresAt: Date,
 ): Promise<void> {
   const outcomes = db.collection<RemovalOutcomeDoc>(TRAY_REMOVAL_OUTCOMES);
@@ -42,7 +43,7 @@ export async function recordRemovalOutcome(
       { _id: eventKey },
       { projection: { listed: 1 }, readPreference: 'primary' },
     );
-    const summary = summariseRemoval(applied.voided, applied.changes, earlier?.listed ?? 0);
+    const summary = summariseRemoval(applied.voided, applied.tally, earlier?.listed ?? 0);
     // Added only if no other run of the event (a stalled job taken over) listed changes since the
     // read, else read again and cut again: two runs that both read the count before either added
     // theirs listed up to the bound each (PostgreSQL reads it under a row lock).

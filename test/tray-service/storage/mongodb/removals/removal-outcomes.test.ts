@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   REMOVAL_CHANGES_LISTED,
+  tallyRemovalChanges,
   type RemovalTrayChange,
 } from '../../../../../tray-service/domain/removal-tray-change.ts';
 import {
@@ -40,8 +41,18 @@ describe('recordRemovalOutcome (MongoDB-compatible server)', function () {
     const half = 800;
     const expiresAt = new Date(Date.now() + 86_400_000);
     await Promise.all([
-      recordRemovalOutcome(mongo.db, 'e-split', { voided: 1, changes: shrunk(0, half) }, expiresAt),
-      recordRemovalOutcome(mongo.db, 'e-split', { voided: 0, changes: shrunk(half, half) }, expiresAt),
+      recordRemovalOutcome(
+        mongo.db,
+        'e-split',
+        { voided: 1, tally: tallyRemovalChanges(shrunk(0, half)) },
+        expiresAt,
+      ),
+      recordRemovalOutcome(
+        mongo.db,
+        'e-split',
+        { voided: 0, tally: tallyRemovalChanges(shrunk(half, half)) },
+        expiresAt,
+      ),
     ]);
     const outcome = await outcomeOf('e-split');
     expect(outcome).to.deep.include({ voided: 1, shrunk: 2 * half, listed: REMOVAL_CHANGES_LISTED });
@@ -50,12 +61,17 @@ describe('recordRemovalOutcome (MongoDB-compatible server)', function () {
 
   it('keeps the later expiry of two runs, as PostgreSQL does', async () => {
     const later = new Date(Date.now() + 2 * 86_400_000);
-    await recordRemovalOutcome(mongo.db, 'e-expiry', { voided: 1, changes: shrunk(0, 1) }, later);
+    await recordRemovalOutcome(
+      mongo.db,
+      'e-expiry',
+      { voided: 1, tally: tallyRemovalChanges(shrunk(0, 1)) },
+      later,
+    );
     // A run whose clock is behind, or with a shorter TRAY_RETENTION_DAYS.
     await recordRemovalOutcome(
       mongo.db,
       'e-expiry',
-      { voided: 0, changes: [] },
+      { voided: 0, tally: tallyRemovalChanges([]) },
       new Date(Date.now() + 86_400_000),
     );
     expect((await outcomeOf('e-expiry'))?.expiresAt).to.deep.equal(later);
