@@ -468,11 +468,13 @@ export function createPostgresWrites(
       return applied;
     });
     await tell(context, written);
+    // Before the read-back, which can fail after the commit: a retry of the job finds nothing left
+    // to remove and tells nothing, and the removal log is all a resuming stream learns them from.
+    if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
     if (context.onWritten)
       for (const parts of unreturned)
         for await (const batch of writtenAfterCommit(pool, parts, WRITTEN_BATCH))
           await context.onWritten(batch);
-    if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
   }
 
   /**

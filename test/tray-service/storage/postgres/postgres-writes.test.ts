@@ -538,6 +538,48 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       });
     });
 
+    // The read-back comes after the commit and can fail (a restart, its own timeout); a retry of the
+    // job finds nothing left to remove. The deleted records were told after it, so never: open
+    // streams kept them, and the removal log that resuming streams read never had them.
+    it('tells the records a post’s deletion removed before it reads the rest back, whose failure fails the job', async () => {
+      const ids = Array.from({ length: 25 }, (_, n) => `f${String(n).padStart(2, '0')}`);
+      await memberships(ids.map((userId) => join('c-lost', userId, 0)));
+      const [older, newest] = [post('c-lost', 'f07', 2), post('c-lost', 'f13', 3)];
+      await tray.writes.fanOutPosts('c-lost', [older, newest], tray.context());
+      const failing = aroundQueries(tray.pg.pool, async (text, run) => {
+        if (typeof text === 'string' && text.includes('FROM tray_memberships WHERE'))
+          throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+        return run();
+      });
+      const writes = createPostgresWrites(failing, { membersPerFanOutStatement: 10, recordsHeld: 10 });
+      const removed: string[] = [];
+      const failed = await writes
+        .applyRemovals(
+          [
+            {
+              kind: 'post',
+              id: newest.lastActionId,
+              postId: newest.lastActionId,
+              at: at(4),
+              communityId: 'c-lost',
+            },
+          ],
+          {
+            ...tray.context(),
+            onRemoved: async (records) => {
+              removed.push(...records.map((record) => record.userId));
+            },
+          },
+        )
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failed, 'the read-back’s failure').to.have.property('code', '57014');
+      // f07's record named only f13's post.
+      expect(removed).to.deep.equal(['f07']);
+    });
+
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
       await memberships([join('c-hike', 'u-ana', 0)]);
       await fanOut([post('c-hike', 'u-cid', 1)]);
