@@ -359,20 +359,27 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expect(again.events.filter(named('reset'))).to.deep.equal([]);
     });
 
-    it('refuses an id naming a time later than its clock allows with 400, naming Last-Event-ID', async () => {
+    // Sent by an instance whose clock runs more than a minute ahead of this one's: refused with
+    // 400, the client's stream ended for good (a 400 cannot pass by trying again).
+    it('answers an id naming a time later than its clock allows with `reset`, not resuming from it', async () => {
       const ahead = (ms: number) => (Date.now() + ms).toString(36);
       for (const id of [
         // A year ahead: resumed, its catch-up would skip every change until then.
         ahead(365 * 86_400_000),
         ahead(10 * 60_000),
         `${Date.now().toString(36)}~${ahead(10 * 60_000)}`,
-        // Past 2^53: taken, the stream would send an id it then refuses.
-        'zzzzzzzzzzz',
       ]) {
-        const refused = await stream(0, user, '', { 'Last-Event-ID': id });
-        expect(refused.status, id).to.equal(400);
-        expect(JSON.parse(await refused.body()).message, id).to.include('Last-Event-ID');
+        const reset = await stream(0, user, '', { 'Last-Event-ID': id });
+        expect(reset.status, id).to.equal(200);
+        await reset.next(named('reset'));
+        const opened = reset.events.find(named('opened'));
+        expect(opened?.id, `${id}: the opening's id`).to.equal(undefined);
+        reset.close();
       }
+      // Past 2^53 is no time at all: not an id this service sent.
+      const refused = await stream(0, user, '', { 'Last-Event-ID': 'zzzzzzzzzzz' });
+      expect(refused.status).to.equal(400);
+      expect(JSON.parse(await refused.body()).message).to.include('Last-Event-ID');
       // A writer's clock a few seconds ahead of this one's: still an id the service sent.
       const resumed = await stream(0, user, '', { 'Last-Event-ID': ahead(3_000) });
       expect(resumed.status).to.equal(200);

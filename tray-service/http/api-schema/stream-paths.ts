@@ -20,7 +20,7 @@ const streamDescription = [
   '`seen` {ids}: records marked seen; `archived` {ids}: records archived; `snoozed` {ids, until}: records snoozed until `until`;',
   '`removed` {ids: [v_tarid_uid]}: records gone because a deleted post, comment or reaction, or a leave that arrived after the actions it precedes, left them with no action (a record it only shrank comes as `record`);',
   '`cleared` {}: the tray was deleted (v3/delete-all);',
-  '`reset` {}: the Last-Event-ID is too old to resume from; reload the history;',
+  '`reset` {}: the Last-Event-ID is too old to resume from (or names a time ahead of the server clock); reload the history;',
   '`expired` {reason: "token-expired", reconnect: true}: the token expired; the stream ends, reconnect with a fresh token or ticket;',
   '`replaced` {reason: "stream-limit", reconnect: false}: a newer stream of the user took this one\'s place at STREAMS_PER_USER (or named it in `replaces`); the stream ends (with a `retry:` hint of 30 s), and a client does not reconnect by itself (it would replace the newer one in turn), only when the user asks.',
   'The data of each event is declared in x-events (a schema per event name).',

@@ -93,7 +93,7 @@ export const streamEvents = {
   snoozed: z.strictObject({ ids: z.array(z.string()), until: z.number().int() }),
   /** The tray was deleted (v3/delete-all). */
   cleared: z.strictObject({}),
-  /** The Last-Event-ID is too old to resume from: reload the history. */
+  /** The Last-Event-ID is too old to resume from (or ahead of the clock): reload the history. */
   reset: z.strictObject({}),
   /** The token (or the ticket's token) expired: the stream ends; reconnect with a fresh one. */
   expired: z.strictObject({ reason: z.literal('token-expired'), reconnect: z.literal(true) }),
