@@ -32,7 +32,7 @@ import {
   tickMicros,
 } from './lib/bench-receiver-child.ts';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
-import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { orStop, stopOnSignal } from './lib/stop-on-signal.ts';
 import { stopChild } from './lib/stop-child.ts';
 import { scriptEnv } from './lib/cli.ts';
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
@@ -90,12 +90,12 @@ async function main(): Promise<void> {
     held.admin?.disconnect();
     await held.redis?.stop();
   }, dir);
-  const redis = await startRedis({ dir: join(dir, 'redis') });
+  const redis = await orStop(startRedis({ dir: join(dir, 'redis') }), stop);
   const admin = new Redis(redis.url);
   const writer = createReceiverQueue(redis.url, prefix);
   Object.assign(held, { redis, admin, writer });
-  const port = await freePort();
-  const child = await startBenchReceiver(here, port, redis.url, join(dir, 'spool'));
+  const port = await orStop(freePort(), stop);
+  const child = await orStop(startBenchReceiver(here, port, redis.url, join(dir, 'spool')), stop);
   held.child = child;
   const pid = child.pid ?? 0;
   const target = { queue: writer.queue, redis: writer.client, markPrefix: prefix, dedupeSeconds: 86_400 };

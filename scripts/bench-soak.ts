@@ -247,11 +247,16 @@ runCli(async () => {
       lags = [];
       sent = 0;
       non200 = 0;
-      // Acknowledgements whose record never came within a minute: dropped from the map, so the
-      // bench's own memory does not grow; they show as a falling lagCount.
+      // Acknowledgements whose record never came within a minute: lost to the streams, counted (the
+      // run fails on them) and dropped from the map, so the bench's own memory does not grow.
       const old = performance.now() - 60_000;
-      for (const [id, at] of acked) if (at < old) acked.delete(id);
-      return counts;
+      let neverArrived = 0;
+      for (const [id, at] of acked)
+        if (at < old) {
+          acked.delete(id);
+          neverArrived += 1;
+        }
+      return { ...counts, neverArrived };
     };
     const report = async (minute: number, counts: ReturnType<typeof takeCounts>) => {
       const texts = await Promise.all(ports.map(metricsText));

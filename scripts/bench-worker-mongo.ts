@@ -26,7 +26,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as MongoDriver from 'mongodb';
 import { workerBenchEnvelopes } from './lib/worker-bench-envelopes.ts';
-import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { orStop, stopOnSignal } from './lib/stop-on-signal.ts';
+import type { FerretOnPostgres, LocalServer } from './lib/local-servers.ts';
+import type { TrayStorage } from '../tray-service/storage/port.ts';
 
 // The checkout measured: this one, or ROOT=<another worktree> (to measure a commit before a change).
 const ROOT = process.env.ROOT ?? join(import.meta.dirname, '..');
@@ -74,15 +76,25 @@ const stopServers = stopOnSignal(async () => {
   for (const server of started.reverse()) await server.stop();
   started = [];
 }, dir);
-const redis = await startRedis({ dir: join(dir, 'redis') });
+const redis = await orStop<LocalServer>(startRedis({ dir: join(dir, 'redis') }), stopServers);
 started.push(redis);
-const servers = await startFerretOnPostgres({ dir, durability: 'persistent' });
+// FerretDB is built by `bash scripts/setup.sh` (not by `npm start`'s --product): without it, this
+// stops here, and with the Redis started above.
+const servers = await orStop<FerretOnPostgres>(
+  startFerretOnPostgres({ dir, durability: 'persistent' }),
+  stopServers,
+);
 started.push(servers);
 const uri: string = servers.ferret.url;
 const dbName = `bench_worker_mongo_${Date.now()}`;
 const logger = createLogger({ name: 'bench', level: 'warn' });
-const storage = await openMongoStorage(uri, dbName, { appName: 'bench-worker-mongo', logger });
-const client = await MongoClient.connect(uri);
+const storage = await orStop<TrayStorage>(
+  openMongoStorage(uri, dbName, { appName: 'bench-worker-mongo', logger }),
+  stopServers,
+);
+started.push({ stop: () => storage.close() });
+const client = await orStop<MongoDriver.MongoClient>(MongoClient.connect(uri), stopServers);
+started.push({ stop: () => client.close() });
 const db = client.db(dbName);
 try {
   const queue = createWebhookQueue({ redis: redis.url, prefix: `bench${Date.now()}` });
@@ -364,8 +376,7 @@ try {
     .db(dbName)
     .dropDatabase()
     .catch(() => undefined);
-  await client.close();
-  await storage.close();
+  // The client, the storage, then the servers (in reverse of their start).
   await stopServers();
 }
 process.exit(0);

@@ -123,8 +123,13 @@ function listensOn(pid: number | undefined, port: number): boolean {
   });
 }
 
+/** Why a server's command could not be run at all (not found, not executable), by its process. */
+const spawnFailures = new WeakMap<ChildProcess, Error>();
+
 /** A server that ended while starting, with the reason its log gives and where that log is. */
 function exitedDuringStartUp(name: string, child: ChildProcess, log: LogMark): Error {
+  const failed = spawnFailures.get(child);
+  if (failed) return new Error(`${name} could not be started: ${failed.message}`);
   const how = child.exitCode === null ? `on ${child.signalCode}` : `with code ${child.exitCode}`;
   const reason = logFailureLine(log);
   return new Error(`${name} exited ${how} during start-up${reason ? `: ${reason}` : ''} (log: ${log.path})`);
@@ -175,7 +180,11 @@ function launch(
   const log = openSync(path, 'a', 0o600);
   fchmodSync(log, 0o600);
   // Its own process group is not used: children must die with the parent when it is killed.
-  return { child: spawn(command, args, { stdio: ['ignore', log, log], ...user }), log: mark };
+  const child = spawn(command, args, { stdio: ['ignore', log, log], ...user });
+  // A command that cannot be run is an 'error' event (with a negative exit code, which the wait for
+  // its port reports): unhandled, it ended the tool at once, leaving the servers it had started.
+  child.on('error', (error) => spawnFailures.set(child, error));
+  return { child, log: mark };
 }
 
 /** The `postgres` account (Debian's package creates it): PostgreSQL refuses to run as root. */

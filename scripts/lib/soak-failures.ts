@@ -18,6 +18,8 @@ export interface SoakMinute extends SoakBaselineMinute {
   apiFailed: number;
   lagP99Ms: number;
   lagCount: number;
+  /** Acknowledged deliveries whose record reached no stream within a minute (dropped this minute). */
+  neverArrived: number;
 }
 
 /** What went wrong in the measured minutes (the first, warm-up, left out), one line each. */
@@ -27,6 +29,8 @@ export function soakFailures(measured: readonly SoakMinute[]): string[] {
   if (refused > 0) failures.push(`${refused} deliveries were not acknowledged with 200`);
   const failedReads = measured.reduce((sum, m) => sum + m.apiFailed, 0);
   if (failedReads > 0) failures.push(`${failedReads} history reads failed`);
+  const lost = measured.reduce((sum, m) => sum + m.neverArrived, 0);
+  if (lost > 0) failures.push(`${lost} acknowledged deliveries reached no stream within a minute`);
   const silent = measured.filter((m) => m.lagCount === 0).map((m) => m.minute);
   if (silent.length > 0) failures.push(`no stream record arrived in minute ${silent.join(', ')}`);
   const unmeasured = measured.filter((m) => m.bareCalls === 0).map((m) => m.minute);

@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { stopStarted } from './started-processes.ts';
 
 /**
- * Ctrl-C, or SIGTERM from a supervisor or `timeout`, during a long-running tool: runs `stop` and
- * then exits with 130 or 143, instead of Node's default of exiting at once, which leaves the
+ * Ctrl-C, SIGTERM from a supervisor or `timeout`, or SIGHUP (the terminal or SSH session closed)
+ * during a long-running tool: runs `stop` and then exits with 130, 143 or 129, instead of Node's default of exiting at once, which leaves the
  * servers and processes the tool started running and its scratch folder behind. Answers `stop`
  * made to run once, whoever asks first (the end of the run, a failure, a signal): call it in the
  * tool's own `finally`. After `stop`, whatever the tool started and held no handle to yet (a
@@ -21,7 +21,21 @@ export function stopOnSignal(stop: () => Promise<void>, scratch?: string): () =>
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const)
     process.once(signal, () => void once().finally(() => process.exit(code)));
   return once;
+}
+
+/**
+ * What `starting` answers, or, when it fails, `stop` (stopOnSignal's) run before its error is
+ * thrown: a start-up step that fails after servers started leaves none of them running.
+ */
+export async function orStop<T>(starting: Promise<T>, stop: () => Promise<void>): Promise<T> {
+  try {
+    return await starting;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -73,11 +73,12 @@ describe('npm run bench:receiver, in a small mode', () => {
     expect(result.stdout).to.match(/checks\/bare throughput: median \d+(\.\d)?% \(no store, no target;/);
   });
 
-  // Ctrl-C, or a supervisor's SIGTERM, used to end the bench at once and leave its redis-server,
-  // its two server processes and its scratch folder behind.
+  // Ctrl-C, a supervisor's SIGTERM, or a closed terminal's SIGHUP, used to end the bench at once and
+  // leave its redis-server, its two server processes and its scratch folder behind.
   for (const [signal, code] of [
     ['SIGTERM', 143],
     ['SIGINT', 130],
+    ['SIGHUP', 129],
   ] as const) {
     it(`stopped by ${signal} mid-run, stops its servers and removes its folder before it exits ${code}`, async function () {
       this.timeout(60_000);

@@ -14,6 +14,7 @@ const minute = (overrides: Partial<SoakMinute>): SoakMinute => ({
   apiFailed: 0,
   lagP99Ms: 120,
   lagCount: 3_000,
+  neverArrived: 0,
   barePageP99Ms: 1.2,
   barePingP99Ms: 0.4,
   bareCalls: 1_100,
@@ -33,16 +34,17 @@ describe('soakFailures: a soak run whose requests failed says so (scripts/lib/so
     ]);
   });
 
-  it('names refused deliveries, failed reads and minutes no stream record arrived in', () => {
+  it('names refused deliveries, failed reads, records that never arrived and minutes none did', () => {
     expect(
       soakFailures([
         minute({ minute: 1, non200: 3 }),
-        minute({ minute: 2, apiFailed: 2, lagCount: 0 }),
-        minute({ minute: 3, non200: 1, lagCount: 0 }),
+        minute({ minute: 2, apiFailed: 2, lagCount: 0, neverArrived: 5 }),
+        minute({ minute: 3, non200: 1, lagCount: 0, neverArrived: 2 }),
       ]),
     ).to.deep.equal([
       '4 deliveries were not acknowledged with 200',
       '2 history reads failed',
+      '7 acknowledged deliveries reached no stream within a minute',
       'no stream record arrived in minute 2, 3',
     ]);
   });
