@@ -3,6 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import { TRAY_PROCESSING_ORDER } from '../collections/collection-names.ts';
 import { isDuplicateKey } from '../driver/is-duplicate-key.ts';
 import type { ProcessingOrderDoc } from '../collections/processing-order-collection.ts';
+import { StorageBusyError } from '../../storage-busy-error.ts';
 
 /**
  * Places handed out before the tray kept the order: changes stored before count as 0, kept
@@ -22,6 +23,16 @@ const CLEAN_EVERY = 32;
 const MAX_ROUNDS = 1_000;
 
 /**
+ * The longest pause after a lost round (ms): allocators that lost together, tried again at once,
+ * would meet again on the next block, each allocation costing a round per allocator at once.
+ */
+const MAX_PAUSE_MS = 64;
+
+/** A random pause after `lost` lost rounds, up to twice as long each time. */
+const pauseAfter = (lost: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** lost, MAX_PAUSE_MS)));
+
+/**
  * The first of `count` consecutive places in the order the tray processes joins, leaves and kept
  * actions in (docs/tray-rules.md#leaving-and-rejoining-a-community). FerretDB's updates are not
  * atomic under concurrency, so no counter is incremented: each block is an insert whose `_id` is
@@ -38,10 +49,15 @@ const MAX_ROUNDS = 1_000;
  * and reads again. Such a block is never the highest (the cleaner that deleted the old one keeps
  * its own, higher block), so no allocator reads it as H.
  */
-export async function nextProcessed(db: Db, count: number): Promise<number> {
+export async function nextProcessed(
+  db: Db,
+  count: number,
+  { maxRounds = MAX_ROUNDS }: { maxRounds?: number } = {},
+): Promise<number> {
   const collection = db.collection<ProcessingOrderDoc>(TRAY_PROCESSING_ORDER);
   const size = Math.max(count, 1);
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  for (let round = 0; round < maxRounds; round++) {
+    if (round > 0) await pauseAfter(round);
     // A filter on `_id` (MongoDB walks its index from the end; FerretDB reads the few blocks kept).
     const [last] = await collection.find({ _id: { $gte: 0 } }, { sort: { _id: -1 }, limit: 1 }).toArray();
     if (!last) {
@@ -72,7 +88,9 @@ export async function nextProcessed(db: Db, count: number): Promise<number> {
       await cleanBelow(collection, last._id);
     return start;
   }
-  throw new Error(`tray processing order: no place after ${MAX_ROUNDS} rounds`);
+  // Others kept taking the places: a busy moment, not this job's fault (the worker waits and runs
+  // it again without spending an attempt).
+  throw new StorageBusyError(`tray processing order: no place after ${maxRounds} rounds`);
 }
 
 /** Inserts `doc`; false when its `_id` is taken (another allocator was first). */

@@ -6,6 +6,7 @@ import {
   type ProcessingOrderDoc,
 } from '../../../../../tray-service/storage/mongodb/collections/processing-order-collection.ts';
 import { nextProcessed } from '../../../../../tray-service/storage/mongodb/memberships/processing-order.ts';
+import { StorageBusyError } from '../../../../../tray-service/storage/storage-busy-error.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { withCollectionMethod } from '../../../../support/with-collection-method.ts';
@@ -55,6 +56,20 @@ describe('the processing order of joins, leaves and kept actions (MongoDB-compat
     expect(new Set(places).size).to.equal(places.length);
     const after = await nextProcessed(mongo.db, 1);
     expect(after).to.be.above(Math.max(...places));
+  });
+
+  // Thrown as a plain Error, the job spent an attempt on others' traffic; as StorageBusyError the
+  // worker waits and runs it again, as for any write that could not get its turn.
+  it('gives up after its rounds with StorageBusyError, each round lost to another allocation', async () => {
+    const tries = await Promise.allSettled(
+      Array.from({ length: 12 }, () => nextProcessed(mongo.db, 1, { maxRounds: 2 })),
+    );
+    const refused = tries.flatMap((tried) => (tried.status === 'rejected' ? [tried.reason as unknown] : []));
+    expect(refused, 'allocations that gave up').to.not.deep.equal([]);
+    for (const reason of refused)
+      expect(reason).to.be.instanceOf(StorageBusyError).with.property('message').that.includes('2 rounds');
+    const places = tries.flatMap((tried) => (tried.status === 'fulfilled' ? [tried.value] : []));
+    expect(new Set(places).size, 'places handed out twice').to.equal(places.length);
   });
 
   it('keeps few blocks: those more than a few dozen places behind the newest are deleted', async () => {
