@@ -6,7 +6,7 @@ import { waitFor } from '../../support/wait-for.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { named, openSse } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
-import { withCounts } from './support/with-counts.ts';
+import { heldCounts } from './support/with-counts.ts';
 import { writeRecord } from './support/write-record.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
@@ -17,21 +17,8 @@ const STREAM = '/notifications/v3/stream';
 describe('a stream that closed while its opening waited for the user’s turn', function () {
   this.timeout(60_000);
   const suite = useTrayStorage();
-  let calls = 0;
-  /** While set, the next count waits until `until` (after saying it started). */
-  let gate: { started: () => void; until: Promise<void> } | undefined;
-  const live = useLiveOnOwnRedis('live-closed-opening', () =>
-    withCounts(suite.storage, async (real, ...args) => {
-      calls += 1;
-      const held = gate;
-      gate = undefined;
-      if (held) {
-        held.started();
-        await held.until;
-      }
-      return real(...args);
-    }),
-  );
+  const counts = heldCounts(() => suite.storage);
+  const live = useLiveOnOwnRedis('live-closed-opening', counts.storage);
 
   it('reads nothing for it once its turn comes', async () => {
     const user = 'u-closed-opening';
@@ -40,14 +27,11 @@ describe('a stream that closed while its opening waited for the user’s turn', 
     await a.next(named('unread'));
 
     // The user's turn is held by a count after a record.
-    let started: () => void = () => undefined;
-    const counting = new Promise<void>((resolve) => (started = resolve));
-    let answer: () => void = () => undefined;
-    gate = { started, until: new Promise<void>((resolve) => (answer = resolve)) };
+    const { began, answer } = counts.hold();
     const before = a.events.length;
     await publisher.recordsWritten(await writeRecord(suite.storage, user, 'p-first', Date.now()));
     await a.next(named('record'), { from: before });
-    await counting;
+    await began;
 
     // B opens behind it and goes before its turn.
     const b = await openSse(`${live.instance.base}${STREAM}`, { Authorization: await bearer(user) });
@@ -55,7 +39,7 @@ describe('a stream that closed while its opening waited for the user’s turn', 
     b.close();
     await waitFor(() => live.instance.live.hub.size === 1, 5_000, 'the second stream to end');
 
-    calls = 0;
+    counts.calls = 0;
     let from = a.events.length;
     answer();
     await a.next(named('unread'), { from });
@@ -64,6 +48,6 @@ describe('a stream that closed while its opening waited for the user’s turn', 
     await publisher.recordsWritten(await writeRecord(suite.storage, user, 'p-second', Date.now()));
     await a.next(named('unread'), { from });
     a.close();
-    expect(calls, 'counts read after the closed stream’s turn came').to.equal(1);
+    expect(counts.calls, 'counts read after the closed stream’s turn came').to.equal(1);
   });
 });

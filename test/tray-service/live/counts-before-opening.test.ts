@@ -6,7 +6,7 @@ import { waitFor } from '../../support/wait-for.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { named, openSse } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
-import { withCounts } from './support/with-counts.ts';
+import { heldCounts } from './support/with-counts.ts';
 import { writeRecord } from './support/write-record.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
@@ -20,33 +20,19 @@ const STREAM = '/notifications/v3/stream';
 describe('a count answering while a stream of the same user is still opening', function () {
   this.timeout(60_000);
   const suite = useTrayStorage();
-  /** While set, the next count waits until `until` (after saying it started). */
-  let gate: { started: () => void; until: Promise<void> } | undefined;
-  const live = useLiveOnOwnRedis('live-counts-opening', () =>
-    withCounts(suite.storage, async (real, ...args) => {
-      const held = gate;
-      gate = undefined;
-      if (held) {
-        held.started();
-        await held.until;
-      }
-      return real(...args);
-    }),
-  );
+  const counts = heldCounts(() => suite.storage);
+  const live = useLiveOnOwnRedis('live-counts-opening', counts.storage);
 
   it('reaches the new stream only after its `reset`, which its own opening sends first', async () => {
     const user = 'u-counts-opening';
     const a = await openSse(`${live.instance.base}${STREAM}`, { Authorization: await bearer(user) });
     await a.next(named('unread'));
 
-    let started: () => void = () => undefined;
-    const counting = new Promise<void>((resolve) => (started = resolve));
-    let answer: () => void = () => undefined;
-    gate = { started, until: new Promise<void>((resolve) => (answer = resolve)) };
+    const { began, answer } = counts.hold();
     const announced = await writeRecord(suite.storage, user, 'p-reload', Date.now());
     await createChangePublisher(live.redis, 'live', silent).recordsWritten(announced);
     await a.next(named('record'));
-    await counting;
+    await began;
 
     // The page reloads: A goes, B comes with an id too old to resume from.
     a.close();
