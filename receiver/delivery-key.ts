@@ -16,7 +16,8 @@ const UNDATED_NAMES = [...UNDATED_EVENTS].map((name) => Buffer.from(`"${name}"`)
  * WEBHOOK_DEDUPE_SECONDS and leave the member out of the community
  * (docs/tray-engine.md#membership-by-time); a profile changed back would leave the tray with the
  * name in between. Those get a key of their own per delivery: every one is queued and counts from
- * its receipt (a platform's retry of one is applied twice, to the same effect).
+ * its receipt. So does a platform's retry of one: the same effect when nothing came between, but
+ * a retried join after the member's leave makes them a member again (docs/contract.md).
  *
  * Only `data.createdAt` counts, as the tray reads it (null or absent: the time of receipt): a
  * `createdAt` elsewhere in the body (a user's or the community's, as other events' objects carry
