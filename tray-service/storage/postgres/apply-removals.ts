@@ -187,10 +187,24 @@ function recomputeSql(members: boolean): string {
            FROM d JOIN tray_records t
              ON t.user_id = d.user_id AND t.key = tray_record_key(d.verb, d.target_id, d.user_id)
            WHERE t.expires_at > $7),
-     -- Each group's actors' times once, in order (actors-since-sql.ts).
+     -- Each group's actors' times once, in order (actors-since-sql.ts), and its newest four actors
+     -- with the segment of each one's action: a record's actors are the first three of them from
+     -- its countFrom on, its recipient left out (one row per actor: four are enough), as in the
+     -- grouping upsert. Read per record, they cost a scan of the group's actors per member
+     -- wherever the planner misjudged the table's size (BENCHMARKS.md).
      g AS MATERIALIZED (
-       SELECT grp.verb, grp.target_id, cardinality(s.ats) AS total, s.ats[1] AS min_at, s.ats
-       FROM grp CROSS JOIN LATERAL (SELECT ${actorTimesSql('grp.verb', 'grp.target_id')} AS ats) AS s),
+       SELECT grp.verb, grp.target_id, cardinality(s.ats) AS total, s.ats[1] AS min_at, s.ats, n.top4
+       FROM grp CROSS JOIN LATERAL (SELECT ${actorTimesSql('grp.verb', 'grp.target_id')} AS ats) AS s
+       CROSS JOIN LATERAL (
+         SELECT coalesce(jsonb_agg(jsonb_build_object('snap', l.snap, 'actorId', l.actor_id,
+                  'actionId', l.action_id, 'at', l.at, 'seg', l.seg) ORDER BY l.at DESC, l.action_id DESC),
+                  '[]'::jsonb) AS top4
+         FROM (SELECT t.at, t.action_id, t.actor_id, ${SNAPSHOT} AS snap,
+                      (SELECT ga.seg FROM tray_group_actions ga
+                       WHERE ga.target_id = t.target_id AND ga.verb = t.verb AND ga.action_id = t.action_id
+                       LIMIT 1) AS seg
+               FROM tray_target_actors t WHERE t.target_id = grp.target_id AND t.verb = grp.verb
+               ORDER BY t.at DESC, t.action_id DESC LIMIT 4) AS l) AS n),
      x AS (SELECT r.*, e.exact FROM r LEFT JOIN LATERAL (
              SELECT ${exact} AS exact
              WHERE (r.community_id IS NOT NULL
@@ -211,20 +225,18 @@ function recomputeSql(members: boolean): string {
          CASE WHEN x.exact IS NOT NULL THEN x.exact->'newest'->>'lastActionId' ELSE top.newest END AS last_action_id,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'at')::bigint ELSE top.newest_at END AS last_action_at,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'lastActionSegmentNo')::bigint
-              ELSE (SELECT ga.seg FROM tray_group_actions ga
-                    WHERE ga.target_id = x.target_id AND ga.verb = x.verb AND ga.action_id = top.newest
-                    LIMIT 1) END AS seg
+              ELSE top.seg END AS seg
        FROM x JOIN g ON g.verb = x.verb AND g.target_id = x.target_id
        LEFT JOIN tray_target_actors own
          ON own.target_id = x.target_id AND own.verb = x.verb AND own.actor_id = x.user_id
        CROSS JOIN LATERAL (
-         SELECT coalesce(jsonb_agg(l.snap ORDER BY l.at DESC, l.action_id DESC), '[]'::jsonb)::json AS actors,
-                (array_agg(l.action_id ORDER BY l.at DESC, l.action_id DESC))[1] AS newest,
-                max(l.at) AS newest_at
-         FROM (SELECT t.at, t.action_id, ${SNAPSHOT} AS snap FROM tray_target_actors t
-               WHERE t.target_id = x.target_id AND t.verb = x.verb AND t.at >= x.count_from
-                 AND t.actor_id <> x.user_id
-               ORDER BY t.at DESC, t.action_id DESC LIMIT 3) AS l) AS top),
+         SELECT coalesce(jsonb_agg(l.e->'snap' ORDER BY l.o), '[]'::jsonb)::json AS actors,
+                (array_agg(l.e->>'actionId' ORDER BY l.o))[1] AS newest,
+                (array_agg((l.e->>'at')::bigint ORDER BY l.o))[1] AS newest_at,
+                (array_agg((l.e->>'seg')::bigint ORDER BY l.o))[1] AS seg
+         FROM (SELECT e, o FROM jsonb_array_elements(g.top4) WITH ORDINALITY AS a(e, o)
+               WHERE (e->>'at')::bigint >= x.count_from AND e->>'actorId' <> x.user_id
+               ORDER BY o LIMIT 3) AS l) AS top),
      gone AS (DELETE FROM tray_records t USING y
               WHERE t.user_id = y.user_id AND t.key = y.key AND (y.actors_count = 0 OR y.last_action_id IS NULL)
               RETURNING t.user_id, t.key, t.actors::json AS old_actors, t.actors_count AS old_count,
