@@ -283,3 +283,49 @@ describe('storage/postgres removals computing many records again', () => {
     }
   });
 });
+
+// The records' actors come from the group's newest four: a recipient among them, or a record
+// counting from inside them (a late join), takes fewer than four's first three.
+describe('storage/postgres removals naming the actors left', () => {
+  const tray = useTray();
+
+  it('names the actors a fan-out without the deleted post would have named, for posters and late joiners alike', async () => {
+    const ids = Array.from({ length: 10 }, (_, n) => `b${String(n).padStart(2, '0')}`);
+    const shape = async (communityId: string, withNewest: boolean) => {
+      await tray.writes.applyMemberships(
+        [...ids.map((userId) => join(communityId, userId, 0)), join(communityId, 'b-late', 3.5)],
+        tray.context(),
+      );
+      const posts = [1, 2, 3, 4, 5, ...(withNewest ? [6] : [])].map((n) =>
+        post(communityId, `b0${n}`, n, `${communityId}-b0${n}`),
+      );
+      await tray.writes.fanOutPosts(communityId, posts, tray.context());
+    };
+    await shape('c-cut', true);
+    await shape('c-fresh', false);
+    await tray.writes.applyRemovals?.(
+      [{ kind: 'post', id: 'c-cut-b06', postId: 'c-cut-b06', at: at(7), communityId: 'c-cut' }],
+      tray.context(),
+    );
+    const named = (record: Awaited<ReturnType<typeof tray.record>>, communityId: string) =>
+      record && {
+        actors: record.actors.map((actor) => actor.userId),
+        actorsCount: record.actorsCount,
+        lastActionId: record.lastActionId.replace(communityId, ''),
+      };
+    for (const userId of [...ids, 'b-late']) {
+      expect(named(await tray.record(userId, 'post', 'c-cut'), 'c-cut'), userId).to.deep.equal(
+        named(await tray.record(userId, 'post', 'c-fresh'), 'c-fresh'),
+      );
+    }
+    expect(named(await tray.record('b-late', 'post', 'c-cut'), 'c-cut')).to.deep.equal({
+      actors: ['b05', 'b04'],
+      actorsCount: 2,
+      lastActionId: '-b05',
+    });
+    expect(named(await tray.record('b04', 'post', 'c-cut'), 'c-cut')).to.deep.include({
+      actors: ['b05', 'b03', 'b02'],
+      actorsCount: 4,
+    });
+  });
+});
