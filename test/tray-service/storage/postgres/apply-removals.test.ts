@@ -3,6 +3,7 @@ import { DELETED_USER_NAME } from '../../../../tray-service/domain/activity.ts';
 import { applyRemovals } from '../../../../tray-service/storage/postgres/apply-removals.ts';
 import { lockKeys, profileLock } from '../../../../tray-service/storage/postgres/lock-keys.ts';
 import type { SqlQuery } from '../../../../tray-service/storage/postgres/sql-conditions.ts';
+import { aroundClient } from './around-queries.ts';
 import { planOf } from './plan-of.ts';
 import { at, comment, join, leave, post, RETENTION_MS, useTray } from './tray-fixture.ts';
 
@@ -31,19 +32,10 @@ describe('storage/postgres removals', () => {
     const client = await tray.pg.pool.connect();
     try {
       await client.query('BEGIN');
-      // Every statement with its values, in either form the adapter sends (text and values, or a config).
-      const recording = new Proxy(client, {
-        get(target, property, receiver) {
-          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-          return (first: string | SqlQuery, values?: unknown[]) => {
-            statements.push(
-              typeof first === 'string'
-                ? { text: first, values: values ?? [] }
-                : { text: first.text, values: first.values ?? [] },
-            );
-            return target.query(first as string, values);
-          };
-        },
+      // Every statement with its values.
+      const recording = aroundClient(client, (statement, run) => {
+        statements.push(statement);
+        return run();
       });
       const applied = await applyRemovals(
         recording,
@@ -106,16 +98,10 @@ describe('storage/postgres removals in a large community', () => {
       const client = await tray.pg.pool.connect();
       try {
         await client.query('BEGIN');
-        const counting = new Proxy(client, {
-          get(target, property, receiver) {
-            if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-            return async (first: string | SqlQuery, values?: unknown[]) => {
-              const text = typeof first === 'string' ? first : first.text;
-              const result = await target.query(first as string, values);
-              if (text.startsWith('WITH grp AS')) recomputes.push(result.rowCount ?? 0);
-              return result;
-            };
-          },
+        const counting = aroundClient(client, async ({ text }, run) => {
+          const result = await run();
+          if (text.startsWith('WITH grp AS')) recomputes.push(result.rowCount ?? 0);
+          return result;
         });
         const applied = await applyRemovals(counting, [removal], {
           now: tray.context().now,
@@ -244,16 +230,9 @@ describe('storage/postgres removals computing many records again', () => {
     const recomputes: SqlQuery[] = [];
     try {
       await client.query('BEGIN');
-      const recording = new Proxy(client, {
-        get(target, property, receiver) {
-          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-          return (first: string | SqlQuery, values?: unknown[]) => {
-            const text = typeof first === 'string' ? first : first.text;
-            if (text.startsWith('WITH grp AS'))
-              recomputes.push({ text, values: (typeof first === 'string' ? values : first.values) ?? [] });
-            return target.query(first as string, values);
-          };
-        },
+      const recording = aroundClient(client, (statement, run) => {
+        if (statement.text.startsWith('WITH grp AS')) recomputes.push(statement);
+        return run();
       });
       const applied = await applyRemovals(
         recording,

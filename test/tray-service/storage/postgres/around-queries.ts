@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { SqlQuery } from '../../../../tray-service/storage/postgres/sql-conditions.ts';
 
 /**
  * `pool` with each `query` call passed through `around`, given the call's first argument (its SQL
@@ -50,6 +51,29 @@ export function aroundClientQueries(
         args.length > 0
           ? (target.connect as (...a: unknown[]) => unknown).apply(target, args)
           : target.connect().then(wrap);
+    },
+  });
+}
+
+/**
+ * `client` (one a test checked out, a transaction's) with each `query` call passed through
+ * `around`, given its statement as text and values whichever form the call took (text and values,
+ * or a query config), and `run`, which sends the call as it was made.
+ */
+export function aroundClient(
+  client: pg.PoolClient,
+  around: (statement: SqlQuery, run: () => Promise<pg.QueryResult>) => Promise<unknown>,
+): pg.PoolClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+      return (first: string | SqlQuery, values?: unknown[]) =>
+        around(
+          typeof first === 'string'
+            ? { text: first, values: values ?? [] }
+            : { text: first.text, values: first.values ?? [] },
+          () => target.query(first as string, values),
+        );
     },
   });
 }
