@@ -7,7 +7,8 @@ export const JITTER = 0.2;
 /**
  * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503,
  * or undefined when the service asks for a wait longer than `maxMs` (the caller throws instead of
- * waiting). The service's `Retry-After` (seconds, or an HTTP date) wins when present and longer:
+ * waiting). The wait the service named (`namedMs`: its `Retry-After`, retryAfterMs, as the refusal's
+ * TrayApiError carries it) wins when present and longer:
  * asking earlier is refused again and costs the caller's budget. Otherwise the wait doubles from
  * 250 ms, up to `maxMs` (a `maxMs` below 250 ms allows no wait at all).
  * Either way a random part is added, so many clients refused at the same moment do not all come
@@ -15,8 +16,7 @@ export const JITTER = 0.2;
  */
 export function retryDelay(
   attempt: number,
-  retryAfter: string | null,
-  now: number,
+  namedMs: number | undefined,
   random: () => number = Math.random,
   maxMs = Infinity,
 ): number | undefined {
@@ -25,7 +25,7 @@ export function retryDelay(
   const backoff = Math.min(BASE_DELAY_MS * 2 ** attempt, Math.max(maxMs, BASE_DELAY_MS));
   // Never shorter than the backoff: a wait of nothing (`Retry-After: 0`, a date past, from a proxy
   // say) would send every retry at once, as the stream's reconnects never are (reconnectWait).
-  const plain = Math.max(retryAfterMs(retryAfter, now) ?? 0, backoff);
+  const plain = Math.max(namedMs ?? 0, backoff);
   // The limit applies to the wait asked for, not to the random part the client adds: compared after
   // it, a wait exactly as long as the limit was refused almost every time.
   if (plain > maxMs) return undefined;

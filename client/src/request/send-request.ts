@@ -3,7 +3,7 @@ import type { GetToken } from '../get-token.ts';
 import { unauthorizedCodes } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from './read-tray-api-error.ts';
-import { responseClock, retryDelay } from './retry-delay.ts';
+import { retryDelay } from './retry-delay.ts';
 import { untilAborted } from './until-aborted.ts';
 import { wait } from './wait.ts';
 
@@ -91,7 +91,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       attempt.done();
     }
     if (result.ok) return result.value;
-    const { error, retryAfter, clock } = result;
+    const { error } = result;
     // A banned user's tokens are all refused: asking for another would only be refused again.
     if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;
@@ -108,8 +108,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       const sendBy = timeLeft() - SEND_MARGIN_MS;
       const delay = retryDelay(
         retried,
-        retryAfter,
-        clock,
+        error.retryAfterMs,
         Math.random,
         Math.min(connection.maxRetryWaitMs, sendBy),
       );
@@ -129,13 +128,8 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
 
 type Sent<T> =
   | { ok: true; value: T }
-  | {
-      ok: false;
-      error: TrayApiError;
-      retryAfter: string | null;
-      /** The refusal's time by the server's clock (responseClock), which a Retry-After date is read against. */
-      clock: number;
-    };
+  // The refusal, with the wait it named (TrayApiError.retryAfterMs, read against its own Date).
+  | { ok: false; error: TrayApiError };
 
 /** One sending of a call, its answer read in full (what the attempt's timeout covers). */
 async function sendOnce<T>(
@@ -159,7 +153,7 @@ async function sendOnce<T>(
   const moved = redirectRefusal(response);
   if (moved) {
     await response.body?.cancel();
-    return { ok: false, error: moved, retryAfter: null, clock: Date.now() };
+    return { ok: false, error: moved };
   }
   if (response.ok) {
     const value = await readJson<T>(response);
@@ -170,12 +164,7 @@ async function sendOnce<T>(
   // readTrayApiError takes for a body it could not use: the call rejects with the signal's
   // reason, as every abort does.
   signal.throwIfAborted();
-  return {
-    ok: false,
-    error,
-    retryAfter: response.headers.get('Retry-After'),
-    clock: responseClock(response.headers, Date.now()),
-  };
+  return { ok: false, error };
 }
 
 /**

@@ -11,13 +11,26 @@ export function aroundQueries(
   pool: pg.Pool,
   around: (text: unknown, run: () => Promise<pg.QueryResult>) => Promise<unknown>,
 ): pg.Pool {
-  return new Proxy(pool, {
-    get(target, property, receiver) {
-      if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-      return (...args: unknown[]) =>
-        around(args[0], () =>
-          (target.query as (...a: unknown[]) => Promise<pg.QueryResult>).apply(target, args),
-        );
+  return queriesThrough(pool, (args, run) => around(args[0], run));
+}
+
+/**
+ * `target` (a pool or a client) with each `query` call passed through `around`, given the call's
+ * arguments and `run`, which sends it as it was made; its other methods are its own, bound to it.
+ */
+function queriesThrough<T extends pg.Pool | pg.PoolClient>(
+  target: T,
+  around: (args: unknown[], run: () => Promise<pg.QueryResult>) => Promise<unknown>,
+): T {
+  return new Proxy(target, {
+    get(inner, property) {
+      const value = Reflect.get(inner, property, inner) as unknown;
+      if (property === 'query')
+        return (...args: unknown[]) =>
+          around(args, () =>
+            (inner.query as (...a: unknown[]) => Promise<pg.QueryResult>).apply(inner, args),
+          );
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(inner) : value;
     },
   });
 }
@@ -32,17 +45,7 @@ export function aroundClientQueries(
   around: (text: unknown, run: () => Promise<pg.QueryResult>) => Promise<unknown>,
 ): pg.Pool {
   const wrap = (client: pg.PoolClient): pg.PoolClient =>
-    new Proxy(client, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target) as unknown;
-        if (property === 'query')
-          return (...args: unknown[]) =>
-            around(args[0], () =>
-              (target.query as (...a: unknown[]) => Promise<pg.QueryResult>).apply(target, args),
-            );
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    queriesThrough(client, (args, run) => around(args[0], run));
   return new Proxy(pool, {
     get(target, property, receiver) {
       if (property !== 'connect') return Reflect.get(target, property, receiver) as unknown;
@@ -64,16 +67,12 @@ export function aroundClient(
   client: pg.PoolClient,
   around: (statement: SqlQuery, run: () => Promise<pg.QueryResult>) => Promise<unknown>,
 ): pg.PoolClient {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-      return (first: string | SqlQuery, values?: unknown[]) =>
-        around(
-          typeof first === 'string'
-            ? { text: first, values: values ?? [] }
-            : { text: first.text, values: first.values ?? [] },
-          () => target.query(first as string, values),
-        );
-    },
-  });
+  return queriesThrough(client, ([first, values], run) =>
+    around(
+      typeof first === 'string'
+        ? { text: first, values: (values as unknown[] | undefined) ?? [] }
+        : { text: (first as SqlQuery).text, values: (first as SqlQuery).values ?? [] },
+      run,
+    ),
+  );
 }
