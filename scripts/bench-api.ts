@@ -52,8 +52,7 @@ import {
 } from './lib/bench-api-groups.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { hs256Token } from './lib/hs256-token.ts';
-import type { LocalServer } from './lib/local-servers.ts';
-import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopOnSignal, type Stoppable } from './lib/stop-on-signal.ts';
 import { forkBenchClient } from './lib/fork-bench-client.ts';
 import { dirtyMegabytes } from './lib/dirty-pages.ts';
 import { gcTable, startGcTally } from './lib/gc-during-requests.ts';
@@ -75,7 +74,6 @@ import {
   timeRequests,
 } from './lib/tray-api-stages.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
-import { pgAdminClient } from './lib/pg-admin-client.ts';
 
 const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 1000] [--dense-records 1200] [--archived 1000] [--snoozed 100] [--deep 500] [--rounds 1000] [--settle 30] [--batch 500000] [--stages] [--explain]
 
@@ -149,7 +147,7 @@ runCli(async () => {
     );
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
-  const servers: LocalServer[] = [];
+  const servers: Stoppable[] = [];
   const stopServers = stopOnSignal(async () => {
     for (const server of servers.splice(0).reverse()) await server.stop();
   }, dir);
@@ -379,23 +377,8 @@ runCli(async () => {
     } finally {
       await sql.end();
       await storage.close();
-      if (process.env.DATABASE_URL) await dropDatabase(url);
     }
   } finally {
     await stopServers();
   }
 });
-
-/** Drops the bench's database from a server of the operator's (10,000,000 records are gigabytes). */
-async function dropDatabase(url: string): Promise<void> {
-  const database = new URL(url).pathname.slice(1);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = pgAdminClient(admin.toString());
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}

@@ -27,9 +27,9 @@ import { createEventRecipients } from '../tray-service/use-cases/event-recipient
 import { createEventsQuery } from '../tray-service/use-cases/events-query.ts';
 import { judgeStoredEvent } from '../tray-service/domain/judged-event.ts';
 import { parseCli, progressBar, runCli } from './lib/cli.ts';
-import { createBenchDatabase } from './lib/create-bench-database.ts';
-import { startPostgres, type LocalServer } from './lib/local-servers.ts';
-import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { createBenchDatabase } from './lib/bench-database.ts';
+import { startPostgres } from './lib/local-servers.ts';
+import { stopOnSignal, type Stoppable } from './lib/stop-on-signal.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 import { quantile } from './lib/quantile.ts';
 
@@ -101,19 +101,18 @@ async function main(): Promise<number> {
   }
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-console-'));
-  const servers: LocalServer[] = [];
+  const servers: Stoppable[] = [];
   const cleanup = stopOnSignal(async () => {
     for (const server of servers.splice(0).reverse()) await server.stop();
   }, dir);
   try {
-    const serverUrl =
-      process.env.DATABASE_URL ??
-      (await (async () => {
-        const server = await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
-        servers.push(server);
-        return server.url;
-      })());
-    const url = await createBenchDatabase(serverUrl, 'bench_console');
+    const url = process.env.DATABASE_URL
+      ? await createBenchDatabase(process.env.DATABASE_URL, 'bench_console', servers)
+      : await (async () => {
+          const server = await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
+          servers.push(server);
+          return createBenchDatabase(server.url, 'bench_console');
+        })();
     const storage = await openPostgresStorage(url, {
       poolSize: 10,
       statementTimeoutMs: 120_000,

@@ -21,10 +21,10 @@ import { openStream, type Stream } from './lib/sse-client.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { startBenchStores } from './lib/start-bench-stores.ts';
 import { hs256Token } from './lib/hs256-token.ts';
-import { freePort, type LocalServer } from './lib/local-servers.ts';
+import { freePort } from './lib/local-servers.ts';
 import { median, p99Tenths } from './lib/quantile.ts';
 import { startSoakBaseline, type SoakBaseline } from './lib/soak-baseline.ts';
-import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopOnSignal, type Stoppable } from './lib/stop-on-signal.ts';
 import { stopChild } from './lib/stop-child.ts';
 
 const usage = `Usage: npm run bench:soak -- [--minutes 30] [--rate 500] [--streams 1000] [--readers 20] [--window 10]
@@ -111,7 +111,7 @@ runCli(async () => {
   const window = Math.min(numbers.window, numbers.minutes - 1);
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
-  const servers: LocalServer[] = [];
+  const servers: Stoppable[] = [];
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
   let baseline: SoakBaseline | undefined;

@@ -39,10 +39,10 @@ import { createWebhookQueue, webhookJobOptions, type WebhookJobData } from '../s
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
 import { startWorker } from '../tray-service/worker/start-worker.ts';
 import { countRecords } from './lib/count-records.ts';
-import { createBenchDatabase } from './lib/create-bench-database.ts';
+import { createBenchDatabase } from './lib/bench-database.ts';
 import { deletedPostScenario, type BenchEnvelope, type RecordRef } from './lib/deleted-post-scenario.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
-import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopOnSignal, type Stoppable } from './lib/stop-on-signal.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 import { workerBenchEnvelopes } from './lib/worker-bench-envelopes.ts';
 import { quantile } from './lib/quantile.ts';
@@ -99,7 +99,7 @@ if (!Number.isInteger(comments) || comments < 2) throw new Error('--comments exp
 
 const say = (line: string) => process.stderr.write(`[bench:worker] ${line}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'bench-worker-'));
-const servers: LocalServer[] = [];
+const servers: Stoppable[] = [];
 const cleanup = stopOnSignal(async () => {
   for (const server of servers.splice(0).reverse()) await server.stop();
 }, dir);
@@ -109,11 +109,13 @@ const keep = (server: LocalServer) => (servers.push(server), server);
 let missedTarget = false;
 try {
   const redisUrl = process.env.REDIS_URL ?? keep(await startRedis({ dir: join(dir, 'redis') })).url;
-  const serverUrl =
-    process.env.DATABASE_URL ??
-    keep(await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' })).url;
   // A database of the bench's own: the baselines' scratch tables sit beside the tray's.
-  const url = await createBenchDatabase(serverUrl, 'bench_worker');
+  const url = process.env.DATABASE_URL
+    ? await createBenchDatabase(process.env.DATABASE_URL, 'bench_worker', servers)
+    : await createBenchDatabase(
+        keep(await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' })).url,
+        'bench_worker',
+      );
   const storage = await openPostgresStorage(url, {
     poolSize: 20,
     statementTimeoutMs: 60_000,

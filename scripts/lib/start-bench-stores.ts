@@ -1,18 +1,19 @@
 import { join } from 'node:path';
-import { createBenchDatabase } from './create-bench-database.ts';
-import { startPostgres, startRedis, type LocalServer } from './local-servers.ts';
+import { createBenchDatabase } from './bench-database.ts';
+import { startPostgres, startRedis } from './local-servers.ts';
+import type { Stoppable } from './stop-on-signal.ts';
 
 /**
  * Redis and a PostgreSQL database of the bench's own: the operator's servers when REDIS_URL or
  * DATABASE_URL are set, otherwise servers started under `dir` and pushed onto `servers` (the caller
- * stops them, also on Ctrl-C). `redisPrefixes` are the services' Redis key prefixes, unique to this
+ * stops them, also on Ctrl-C; the database on an operator's server is pushed too, to be dropped). `redisPrefixes` are the services' Redis key prefixes, unique to this
  * run: on the operator's Redis the default ones are a running stack's, whose queue the bench's
  * workers would take jobs from (and whose tray would apply the bench's events).
  */
 export async function startBenchStores(
   dir: string,
   databasePrefix: string,
-  servers: LocalServer[],
+  servers: Stoppable[],
 ): Promise<{ redisUrl: string; databaseUrl: string; redisPrefixes: NodeJS.ProcessEnv }> {
   const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
   if (redis) servers.push(redis);
@@ -20,10 +21,9 @@ export async function startBenchStores(
     ? undefined
     : await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
   if (postgres) servers.push(postgres);
-  const databaseUrl = await createBenchDatabase(
-    postgres?.url ?? process.env.DATABASE_URL ?? '',
-    databasePrefix,
-  );
+  const databaseUrl = postgres
+    ? await createBenchDatabase(postgres.url, databasePrefix)
+    : await createBenchDatabase(process.env.DATABASE_URL ?? '', databasePrefix, servers);
   const run = `${databasePrefix}-${Date.now()}`;
   const redisPrefixes = {
     QUEUE_PREFIX: run,

@@ -1,6 +1,11 @@
 import { rmSync } from 'node:fs';
 import { stopStarted } from './started-processes.ts';
 
+/** What a tool stops at its end or on a signal: a server it started, a database it made. */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
 /**
  * Ctrl-C, SIGTERM from a supervisor or `timeout`, or SIGHUP (the terminal or SSH session closed)
  * during a long-running tool: runs `stop` and then exits with 130, 143 or 129, instead of Node's default of exiting at once, which leaves the
