@@ -12,9 +12,9 @@
 //      --snooze-window seconds, each user with a stream open on one of the two tray processes: the
 //      time from each record's end to its `record` event (target: p99 <= 1 s), none announced twice
 //      (lib/snooze-wake-scenario.ts; its baseline is the claim statement run by hand).
-//   5. renewals: --renewals counts of stream leases, each renewed all at once as one instance's
-//      heartbeat does; the time and failures per round, against bare ZADDs
-//      (lib/lease-renewal-scenario.ts).
+//   5. renewals: --renewals counts of stream leases, each renewed as one instance's heartbeat
+//      does (and once all at once, as heartbeats did before); the time and failures per round,
+//      against bare ZADDs (lib/lease-renewal-scenario.ts). A heartbeat's renewal lost fails the run.
 // Latency, fan-out and memory each print a baseline from the same run: the same load on two bare
 // servers (lib/bare-stream-server.ts: node:http, one INSERT, Redis PUBLISH, SSE write) over the
 // same stores, the floor the product's figures stand on.
@@ -453,7 +453,8 @@ runCli(async () => {
 
     // 5. Lease renewals: one instance's heartbeat with that many streams, against Redis alone.
     if (scenarios.has('renewals')) {
-      const lines = await leaseRenewalScenario(redisUrl, 'bench-stream', renewalCounts);
+      const { lines, failed } = await leaseRenewalScenario(redisUrl, 'bench-stream', renewalCounts);
+      if (failed > 0) failedTargets = true;
       process.stdout.write(`${lines.join('\n')}\n`);
     }
     return failedTargets ? 1 : 0;
