@@ -1,4 +1,5 @@
-import type { ModerationAction } from './moderation-action.ts';
+import { z } from 'zod';
+import { moderationActions, type ModerationAction } from './moderation-action.ts';
 import type { StoredEvent } from './stored-event.ts';
 
 /** One rule's finding about one piece of content of an event. */
@@ -20,4 +21,38 @@ export interface ModerationRule {
   /** Stable name, part of each decision's id: renaming a rule re-decides old events. */
   readonly name: string;
   evaluate(event: StoredEvent): ModerationDecision[];
+}
+
+const decisionShape = z.object({
+  action: z.enum(moderationActions),
+  reason: z.string(),
+  subject: z.object({ type: z.string().min(1), id: z.string().min(1) }),
+  userId: z.string().optional(),
+});
+
+/**
+ * What a rule's `evaluate` answered, checked: a rule is code an operator adds, run from source with
+ * no type check, so an `async evaluate` (a Promise), a decision without a subject or with an
+ * action no one acts on must be refused as that rule's fault, not fail the event's job on every
+ * attempt. `problem` names what is wrong; then no decision of the rule is taken.
+ */
+export function checkedDecisions(answer: unknown): { decisions: ModerationDecision[] } | { problem: string } {
+  if (!Array.isArray(answer))
+    return {
+      problem:
+        answer instanceof Promise
+          ? 'evaluate returned a Promise: a rule decides synchronously, from the event alone'
+          : `evaluate returned ${answer === null ? 'null' : typeof answer}, not an array of decisions`,
+    };
+  const decisions: ModerationDecision[] = [];
+  for (const [index, decision] of answer.entries()) {
+    const parsed = decisionShape.safeParse(decision);
+    if (!parsed.success) {
+      const [issue] = parsed.error.issues;
+      const path = [index, ...(issue?.path ?? [])].join('.');
+      return { problem: `decision ${path}: ${issue?.message ?? 'invalid'}` };
+    }
+    decisions.push(parsed.data);
+  }
+  return { decisions };
 }

@@ -3,7 +3,7 @@ import type { StoredEvent } from '../domain/stored-event.ts';
 import type { DecisionsPort } from '../storage/port.ts';
 import { toDecisionDoc } from '../domain/decision-doc.ts';
 import { mostSevere } from '../domain/event-moderation.ts';
-import type { ModerationRule } from '../domain/moderation-rule.ts';
+import { checkedDecisions, type ModerationRule } from '../domain/moderation-rule.ts';
 import type { ModerationAction } from '../domain/moderation-action.ts';
 
 export interface ModerationStepDeps {
@@ -26,15 +26,25 @@ export function createModerationStep(deps: ModerationStepDeps) {
   return async (event: StoredEvent): Promise<ModerationAction | undefined> => {
     const now = clock();
     const docs = deps.rules.flatMap((rule) => {
-      let decisions;
+      let answer: unknown;
       try {
-        decisions = rule.evaluate(event);
+        answer = rule.evaluate(event);
       } catch (error) {
         // A broken plugin must not stop the tray: log it and let the other rules decide.
         deps.logger.error({ err: error, rule: rule.name, eventKey: event.key }, 'moderation rule failed');
         return [];
       }
-      return decisions.map((decision) =>
+      // A Promise's later rejection would otherwise be unhandled, and end the process.
+      if (answer instanceof Promise) answer.catch(() => undefined);
+      const checked = checkedDecisions(answer);
+      if ('problem' in checked) {
+        deps.logger.error(
+          { rule: rule.name, eventKey: event.key, problem: checked.problem },
+          'moderation rule answered no valid decisions',
+        );
+        return [];
+      }
+      return checked.decisions.map((decision) =>
         toDecisionDoc(event, rule.name, decision, { now, delivery: deps.enqueue ? 'pending' : 'off' }),
       );
     });

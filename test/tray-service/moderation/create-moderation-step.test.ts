@@ -115,6 +115,37 @@ describe('moderation step (worker step d)', () => {
     });
   });
 
+  describe('with a rule that answers no valid decisions', () => {
+    const answers: [string, () => unknown][] = [
+      ['a Promise (an async evaluate)', () => Promise.reject(new Error('async plugin'))],
+      ['null', () => null],
+      ['a decision without a subject', () => [{ action: 'flag', reason: 'no subject' }]],
+      [
+        'an action no one acts on',
+        () => [{ action: 'delete', reason: 'x', subject: { type: 'post', id: 'p-9' } }],
+      ],
+    ];
+    for (const [what, evaluate] of answers)
+      it(`skips it and still stores the other rules\u2019 decisions: ${what}`, async () => {
+        const logged: string[] = [];
+        const broken = { name: 'broken', evaluate } as unknown as ModerationRule;
+        const step = createModerationStep({
+          rules: [broken, rule],
+          decisions: suite.storage.decisions,
+          logger: createLogger({
+            name: 'test',
+            level: 'error',
+            destination: { write: (line: string) => void logged.push(line) },
+          }),
+        });
+        const event = spamPost();
+        expect(await step(event)).to.equal('flag');
+        const stored = await decisionsOf(event.key);
+        expect(stored.map((doc) => doc.rule)).to.deep.equal(['blocked-words']);
+        expect(logged.join('')).to.include('"rule":"broken"');
+      });
+  });
+
   describe('with a clean event', () => {
     it('stores nothing', async () => {
       const step = createModerationStep({
@@ -145,6 +176,22 @@ describe('moderation step (worker step d)', () => {
       expect(decision).to.not.have.property('userId');
       // The subject is the content decided about, indexed nowhere: kept whole, so it names the post.
       expect(decision!.subject).to.deep.equal({ type: 'post', id: postId });
+    });
+
+    it('stores a decision about a post whose ids hold U+0000 or a lone surrogate, on either adapter', async () => {
+      // The worker hands rules storable events, but the port keeps the rule for any caller (a plugin
+      // rule's own texts, say), as for events: such text must not fail the job on every attempt.
+      const step = createModerationStep({ rules: [rule], decisions: suite.storage.decisions, logger });
+      const event = eventDoc({
+        event: 'post.didCreate',
+        data: { post: { postId: 'p\u0000nul\uD800', postedUserId: 'u\u0000ana', text: 'spam' } },
+      });
+      expect(await step(event)).to.equal('flag');
+      const [decision, ...more] = await decisionsOf(event.key);
+      expect(more).to.deep.equal([]);
+      expect(decision).to.include({ action: 'flag', reason: 'blocklisted word: "spam"' });
+      expect(decision!.subject.type).to.equal('post');
+      expect(decision!.subject.id).to.match(/^p.nul.$/);
     });
 
     it('keeps an author id of exactly 128 characters', async () => {

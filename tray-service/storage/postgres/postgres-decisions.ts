@@ -80,6 +80,8 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
       const batch = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       if (batch.length === 0) return;
       const column = <T>(pick: (decision: ModerationDecisionDoc) => T) => batch.map(pick);
+      // Texts from the event (an invalid one is moderated too: its ids may hold U+0000) or from a
+      // rule: stored as the event is, or the statement would fail the job on every attempt.
       // A decision saved again keeps everything it has, but a later expiry: its event was stored
       // anew (a redelivery of an expired one), and the decision lives as long as the event.
       // The decided events' outcome, in the same statement: it only ever grows more severe, so
@@ -101,14 +103,14 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
           [
             column((d) => d.id),
             column((d) => d.eventKey),
-            column((d) => d.event),
+            column((d) => withoutNul(d.event)),
             column((d) => d.eventReceivedAt),
-            column((d) => d.rule),
+            column((d) => withoutNul(d.rule)),
             column((d) => d.action),
-            column((d) => d.reason),
-            column((d) => d.subject.type),
-            column((d) => d.subject.id),
-            column((d) => d.userId ?? null),
+            column((d) => withoutNul(d.reason)),
+            column((d) => withoutNul(d.subject.type)),
+            column((d) => withoutNul(d.subject.id)),
+            column((d) => (d.userId === undefined ? null : withoutNul(d.userId))),
             column((d) => d.decidedAt),
             column((d) => d.expiresAt),
             column((d) => d.delivery),

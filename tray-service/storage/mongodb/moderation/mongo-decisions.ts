@@ -7,6 +7,7 @@ import { afterKeyQuery } from '../events/after-key-query.ts';
 import { onlyDuplicateKeys } from '../driver/is-duplicate-key.ts';
 import type { EventDoc } from '../collections/events-collection.ts';
 import type { DecisionsFilter, DecisionsPort } from '../../port.ts';
+import { storableJson } from '../../../domain/storable-json.ts';
 
 const newestFirst = { decidedAt: -1, _id: -1 } as const;
 
@@ -40,8 +41,11 @@ export function createMongoDecisions(db: Db): DecisionsPort {
      * Inserts decisions not stored yet (an existing one is left as it is, but for a later expiry)
      * and marks their events' outcome.
      */
-    async saveAll(docs: readonly ModerationDecisionDoc[]): Promise<void> {
-      if (docs.length === 0) return;
+    async saveAll(handed: readonly ModerationDecisionDoc[]): Promise<void> {
+      if (handed.length === 0) return;
+      // Texts from the event or a rule, as the event itself is stored (U+0000 fails FerretDB's
+      // statement, on every attempt); the event keys then match the stored events' `_id`s.
+      const docs = storableJson(handed);
       const ops: AnyBulkWriteOperation<DecisionDocument>[] = docs.map(({ id, ...rest }) => ({
         updateOne: { filter: { _id: id }, update: { $setOnInsert: rest }, upsert: true },
       }));
