@@ -18,7 +18,7 @@ const NO_VALUES = { actor1: '', actor2: '', others: 0, community: '', feedOwner:
  * default locale; other locales fall back to the default locale message by message.
  */
 export function createMessageRenderer(options: MessageRendererOptions): MessageRenderer {
-  const { messages, problems } = loadCatalogues(options);
+  const { messages, problems, fallbacks } = loadCatalogues(options);
   if (problems.length > 0) throw new CatalogueError(problems);
   const locales = [...messages.keys()].sort();
   const defaultLocale = options.defaultLocale;
@@ -32,6 +32,11 @@ export function createMessageRenderer(options: MessageRendererOptions): MessageR
   );
 
   const directions = new Map(locales.map((locale) => [locale, localeDirection(locale)]));
+  // The messages each locale shows in the default locale's text, and so in its direction.
+  const borrowed = new Map(locales.map((locale) => [locale, new Set<string>()]));
+  for (const { locale, key } of fallbacks) borrowed.get(locale)?.add(key);
+  const directionOf = (locale: string) => (key: string) =>
+    directions.get(borrowed.get(locale)?.has(key) === true ? defaultLocale : locale) ?? 'ltr';
 
   return {
     locales,
@@ -43,7 +48,7 @@ export function createMessageRenderer(options: MessageRendererOptions): MessageR
         ? locale
         : negotiateLocale(locales, defaultLocale, locale, undefined);
       const catalogue = messages.get(matched);
-      const { key, values } = messageForRecord(record, deletedNames.get(matched), directions.get(matched));
+      const { key, values } = messageForRecord(record, deletedNames.get(matched), directionOf(matched));
       const render = catalogue?.get(key);
       if (!render) throw new Error(`no message ${key} for ${locale}`); // unreachable: load checks every key
       return render(values);

@@ -108,6 +108,13 @@ describe('createMessageRenderer', () => {
         });
         expect(arabic.render(record, 'ar')).to.equal('محمد نشر في نادي');
       });
+      it("isolates names by the direction of the text shown: the default locale's, for a message the catalogue lacks", () => {
+        // ar.json has no `post.community.2`: the English text is shown, a left-to-right message,
+        // in which the Arabic name must be isolated and the Latin one left as typed.
+        expect(arabic.render(postBy('محمد', 'Ana'), 'ar')).to.equal(
+          `${isolated('محمد')} and Ana created post in Hiking Club`,
+        );
+      });
     });
   });
 
