@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import type pg from 'pg';
 import { SchemaBehindError } from '../schema-behind-error.ts';
+import { SchemaUpgradeError } from '../schema-upgrade-error.ts';
 import { withPooledClient } from './with-pooled-client.ts';
 
 /** The schema's versions: numbered SQL files, applied in order, each once. */
@@ -43,6 +44,15 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * rolling upgrade). Nothing of the migration's stays, so it runs again.
  */
 const ROLLED_BACK_FOR_OTHERS = new Set(['40P01', '40001']);
+
+/**
+ * SQLSTATE classes of a migration's failure that another start-up attempt may not meet: the
+ * connection lost (08), the server short of resources (53: too many connections, out of disk),
+ * shutting down or cancelling (57), a system error (58), a transaction rolled back (40). A failure
+ * without a SQLSTATE is the socket's (ECONNRESET, ended by the server). Any other is the
+ * statement's own (42: a privilege, 23: a constraint, 22: the data), met again on every try.
+ */
+const RETRYABLE_CLASSES = new Set(['08', '53', '57', '58', '40']);
 
 /** What a migration run tells its caller as it goes (start-up logs it). */
 export type MigrationEvent =
@@ -169,9 +179,13 @@ export async function migrate(
             pauseMs = Math.min(pauseMs * 2, MAX_RETRY_PAUSE_MS);
             continue;
           }
-          throw new Error(`schema migration ${version} (${name}) failed: ${(error as Error).message}`, {
-            cause: error,
-          });
+          throw new SchemaUpgradeError(
+            `schema migration ${version} (${name}) failed: ${(error as Error).message}`,
+            {
+              cause: error,
+              retryable: !/^[0-9A-Z]{5}$/.test(code) || RETRYABLE_CLASSES.has(code.slice(0, 2)),
+            },
+          );
         }
       }
     }

@@ -9,6 +9,8 @@ import {
   readMigrations,
   type MigrationEvent,
 } from '../../../../tray-service/storage/postgres/migrate.ts';
+import { isPermanentStorageError } from '../../../../tray-service/storage/permanent-storage-error.ts';
+import { SchemaUpgradeError } from '../../../../tray-service/storage/schema-upgrade-error.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 
@@ -79,7 +81,15 @@ describe('storage/postgres migrate', () => {
       '0001_ok.sql': 'CREATE TABLE kept (id integer);',
       '0002_broken.sql': 'CREATE TABLE half (id integer); SELECT 1 / 0;',
     });
-    await expect(migrate(pg.pool, readMigrations(dir))).to.be.rejectedWith(/migration 2 \(broken\)/);
+    const error = await migrate(pg.pool, readMigrations(dir)).then(
+      () => undefined,
+      (failed: unknown) => failed,
+    );
+    expect(error).to.be.instanceOf(SchemaUpgradeError);
+    expect((error as Error).message).to.match(/^schema migration 2 \(broken\) failed: division by zero/);
+    // Every start-up attempt would meet it again: start-up stops at once instead of reading it as
+    // a database that does not answer and trying for up to TRAY_STARTUP_WAIT_MS.
+    expect(isPermanentStorageError(error)).to.equal(true);
     const tables = await pg.pool.query(
       "SELECT to_regclass('kept')::text AS kept, to_regclass('half')::text AS half",
     );
@@ -230,6 +240,30 @@ describe('storage/postgres migrate', () => {
   // The connection may end mid-migration: the server restarts, an administrator ends it, or the
   // pool's keepalive finds the server gone. Start-up must see a failed attempt (and try again),
   // not an uncaught 'error' event ending the process.
+  it('stops start-up at once when the role may not do what a migration does', async () => {
+    const role = `migrator_${Date.now()}`;
+    await pg.pool.query('CREATE TABLE owned (id integer); INSERT INTO owned VALUES (1)');
+    await pg.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD 'x'; GRANT ALL ON SCHEMA public TO ${role}`);
+    const url = new URL(pg.url);
+    url.username = role;
+    url.password = 'x';
+    const own = new pgDriver.Pool({ connectionString: url.toString(), max: 1 });
+    try {
+      const dir = migrationsDir({ '0001_alter.sql': 'ALTER TABLE owned ADD COLUMN more integer;' });
+      const error = await migrate(own, readMigrations(dir)).then(
+        () => undefined,
+        (failed: unknown) => failed,
+      );
+      expect((error as Error).message).to.match(
+        /^schema migration 1 \(alter\) failed: must be owner of table owned/,
+      );
+      expect(isPermanentStorageError(error)).to.equal(true);
+    } finally {
+      await own.end();
+      await pg.pool.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    }
+  });
+
   it('fails, naming the migration, when the server ends its connection mid-migration, and leaves the pool usable', async () => {
     const own = new pgDriver.Pool({ connectionString: pg.url, max: 1 });
     own.on('error', () => undefined);
@@ -255,6 +289,8 @@ describe('storage/postgres migrate', () => {
       expect((error as Error).message).to.match(
         /^schema migration 1 \(long\) failed: terminating connection/,
       );
+      // The connection's loss, not the statement's: the next attempt may pass.
+      expect(isPermanentStorageError(error)).to.equal(false);
       expect((await own.query('SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
     } finally {
       await own.end();
