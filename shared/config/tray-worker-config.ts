@@ -50,11 +50,12 @@ export const trayWorkerShape = {
   /**
    * Milliseconds between two rounds of the snooze wake-up that every tray process runs: a snoozed
    * record is back on its user's streams within about this much of its end, so no more than
-   * MAX_WAKE_INTERVAL_MS (the contract asks 1 s).
+   * MAX_WAKE_INTERVAL_MS (the contract asks 1 s); no less than 50: each round is a query, and every
+   * process runs them, so 1 ms would be hundreds a second per process for nothing a user sees.
    */
   TRAY_WAKE_INTERVAL_MS: wholeNumber(
-    `expected a whole number from 1 to ${MAX_WAKE_INTERVAL_MS} (a snooze is back on its streams within 1 s of its end)`,
-    1,
+    `expected a whole number from 50 to ${MAX_WAKE_INTERVAL_MS} (a snooze is back on its streams within 1 s of its end; each round is a query of every tray process)`,
+    50,
     MAX_WAKE_INTERVAL_MS,
   ).default(250),
   /** Recipients per read-compute-write round of a post fan-out (bounds memory and command size). */
