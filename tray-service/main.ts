@@ -68,7 +68,11 @@ const jwtKeySet = config.JWT_SECRET ?? config.JWT_PUBLIC_KEY ?? config.JWT_JWKS_
 const jwtConfig = runsApi || jwtKeySet !== undefined ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
 // Admin credentials: ADMIN_TOKEN and/or admin JWTs with their own audience and issuer, never a
 // user token's claims (docs/operations.md#admin-authentication).
-const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
+const adminJwt = loadOrExit(() => {
+  const resolved = resolveAdminJwt(config);
+  checkAdminPort(config, config.ADMIN_TOKEN !== undefined || resolved !== undefined);
+  return resolved;
+});
 // Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here,
 // still before anything connects.
 const storageConfig = loadOrExit(() => resolveTrayStorage(config));

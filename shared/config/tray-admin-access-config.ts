@@ -178,16 +178,20 @@ export function checkAdminListener(config: { ADMIN_HOST: string; ADMIN_BEHIND_TL
 
 /**
  * The admin listener is a second one: it cannot share the tray API's port, and METRICS_PORT
- * neither. A worker-only process (TRAY_ROLE=worker) has no admin listener, but serves health and
- * readiness on TRAY_PORT, so METRICS_PORT must still differ from that.
+ * neither. A worker-only process (TRAY_ROLE=worker) has no admin listener, nor has an API process
+ * without admin credentials (`adminServed` false: no ADMIN_TOKEN, no admin JWTs), but each serves
+ * TRAY_PORT, so METRICS_PORT must still differ from that; ADMIN_PORT, never opened, is not checked.
  */
-export function checkAdminPort(config: {
-  ADMIN_PORT: number;
-  TRAY_PORT: number;
-  TRAY_ROLE: string;
-  METRICS_PORT?: number | undefined;
-}): void {
-  if (config.TRAY_ROLE === 'worker')
+export function checkAdminPort(
+  config: {
+    ADMIN_PORT: number;
+    TRAY_PORT: number;
+    TRAY_ROLE: string;
+    METRICS_PORT?: number | undefined;
+  },
+  adminServed: boolean,
+): void {
+  if (config.TRAY_ROLE === 'worker' || !adminServed)
     return checkMetricsPort(config.METRICS_PORT, { TRAY_PORT: config.TRAY_PORT });
   checkMetricsPort(config.METRICS_PORT, { TRAY_PORT: config.TRAY_PORT, ADMIN_PORT: config.ADMIN_PORT });
   if (config.ADMIN_PORT === config.TRAY_PORT) {

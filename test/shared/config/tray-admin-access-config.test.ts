@@ -225,33 +225,48 @@ describe('admin access configuration', () => {
 
   describe('ADMIN_PORT equal to TRAY_PORT', () => {
     it('fails naming ADMIN_PORT', () => {
-      expect(() => checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000' }))).to.throw(
+      expect(() => checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000' }), true)).to.throw(
         'ADMIN_PORT: must differ from TRAY_PORT (9000)',
       );
     });
 
     it('fails naming METRICS_PORT on the tray API’s or the admin listener’s port', () => {
-      expect(() => checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', METRICS_PORT: '9000' }))).to.throw(
-        'METRICS_PORT: must differ from TRAY_PORT (9000)',
-      );
-      expect(() => checkAdminPort(loadTrayConfig({ ADMIN_PORT: '9001', METRICS_PORT: '9001' }))).to.throw(
-        'METRICS_PORT: must differ from ADMIN_PORT (9001)',
-      );
+      expect(() =>
+        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', METRICS_PORT: '9000' }), true),
+      ).to.throw('METRICS_PORT: must differ from TRAY_PORT (9000)');
+      expect(() =>
+        checkAdminPort(loadTrayConfig({ ADMIN_PORT: '9001', METRICS_PORT: '9001' }), true),
+      ).to.throw('METRICS_PORT: must differ from ADMIN_PORT (9001)');
+    });
+
+    it('is no clash on an API process without admin credentials, which opens no admin listener', () => {
+      expect(() =>
+        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000' }), false),
+      ).not.to.throw();
+      expect(() =>
+        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', METRICS_PORT: '9000' }), false),
+      ).to.throw('METRICS_PORT: must differ from TRAY_PORT (9000)');
     });
 
     it('is no clash on a worker-only process, which has no admin listener', () => {
       expect(() =>
-        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000', TRAY_ROLE: 'worker' })),
+        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000', TRAY_ROLE: 'worker' }), true),
       ).not.to.throw();
     });
 
     // A worker still serves health and readiness on TRAY_PORT: the clash failed only at listen.
     it('still fails naming METRICS_PORT on TRAY_PORT on a worker-only process', () => {
       expect(() =>
-        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', METRICS_PORT: '9000', TRAY_ROLE: 'worker' })),
+        checkAdminPort(
+          loadTrayConfig({ TRAY_PORT: '9000', METRICS_PORT: '9000', TRAY_ROLE: 'worker' }),
+          true,
+        ),
       ).to.throw('METRICS_PORT: must differ from TRAY_PORT (9000)');
       expect(() =>
-        checkAdminPort(loadTrayConfig({ ADMIN_PORT: '9001', METRICS_PORT: '9001', TRAY_ROLE: 'worker' })),
+        checkAdminPort(
+          loadTrayConfig({ ADMIN_PORT: '9001', METRICS_PORT: '9001', TRAY_ROLE: 'worker' }),
+          true,
+        ),
       ).not.to.throw();
     });
   });
