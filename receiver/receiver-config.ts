@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../shared/address/parse-cidr.ts';
 import { firstTooWide, showCidr } from '../shared/address/too-wide.ts';
@@ -69,7 +70,15 @@ export const receiverShape = {
   WEBHOOK_DEDUPE_SECONDS: positiveInt(86_400, 30 * 86_400),
   /** At most 1 s, so an answer (after a spool write) stays well inside the platform's 1.5 s. */
   WEBHOOK_ENQUEUE_TIMEOUT_MS: positiveInt(300, 1_000),
-  SPOOL_DIR: z.string().default('.data/receiver-spool'),
+  /**
+   * Resolved once, from the working directory at start-up, so the start-up line names the folder
+   * itself: a deployment starting each release in a folder of its own leaves the old one's spooled
+   * events behind, where an operator must be able to find them.
+   */
+  SPOOL_DIR: z
+    .string()
+    .default('.data/receiver-spool')
+    .transform((dir) => resolve(dir)),
 };
 
 export type ReceiverConfig = ReturnType<typeof loadReceiverConfig>;

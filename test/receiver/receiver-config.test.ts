@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resolve } from 'node:path';
 import { ConfigError } from '../../shared/errors/config-error.ts';
 import { loadReceiverConfig } from '../../receiver/receiver-config.ts';
 
@@ -17,7 +18,7 @@ describe('receiver configuration', () => {
         WEBHOOK_MAX_BODY_BYTES: 1024 * 1024,
         WEBHOOK_DEDUPE_SECONDS: 86_400,
         WEBHOOK_ENQUEUE_TIMEOUT_MS: 300,
-        SPOOL_DIR: '.data/receiver-spool',
+        SPOOL_DIR: resolve('.data/receiver-spool'),
         WEBHOOK_TOLERANCE_SECONDS: 300,
         RECEIVER_KEEPALIVE_TIMEOUT_MS: 5_000,
       });
@@ -33,6 +34,17 @@ describe('receiver configuration', () => {
         secret.scheme === 'platform' ? secret.header : undefined,
       );
       expect(headers).to.deep.equal(['x-service-signature', 'x-service-signature']);
+    });
+  });
+
+  describe('SPOOL_DIR', () => {
+    it('is resolved from the working directory at start-up, so the start-up line names the folder', () => {
+      expect(loadReceiverConfig({ ...secrets, SPOOL_DIR: 'spool' }).SPOOL_DIR).to.equal(
+        resolve(process.cwd(), 'spool'),
+      );
+      expect(loadReceiverConfig({ ...secrets, SPOOL_DIR: '/var/spool/receiver' }).SPOOL_DIR).to.equal(
+        '/var/spool/receiver',
+      );
     });
   });
 
