@@ -112,16 +112,20 @@ logger.info(
   'receiver listening',
 );
 
-onShutdown(logger, async () => {
-  // Stop accepting and finish in-flight requests first: each may still append to the spool. Both
-  // listeners drain at once, so their grace is spent once, well inside the shutdown deadline.
-  const cut = warnCut(logger);
-  await Promise.all([
-    closeServer(server, DRAIN_GRACE_MS, cut),
-    metricsServer && closeServer(metricsServer, DRAIN_GRACE_MS, cut),
-  ]);
-  await receiver.close();
-});
+onShutdown(
+  logger,
+  async () => {
+    // Stop accepting and finish in-flight requests first: each may still append to the spool. Both
+    // listeners drain at once, so their grace is spent once, well inside the shutdown deadline.
+    const cut = warnCut(logger);
+    await Promise.all([
+      closeServer(server, DRAIN_GRACE_MS, cut),
+      metricsServer && closeServer(metricsServer, DRAIN_GRACE_MS, cut),
+    ]);
+    await receiver.close();
+  },
+  config.SHUTDOWN_DEADLINE_MS,
+);
 
 /** A SPOOL_DIR that cannot be used ends start-up with one fatal line naming it (exit 1). */
 async function spoolOpenedOrExit<T>(opening: Promise<T>): Promise<T> {

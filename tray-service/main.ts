@@ -201,41 +201,45 @@ const workerStarting = runsWorker
     })
   : Promise.resolve(undefined);
 
-const stop = onShutdown(logger, async () => {
-  const steps = shutdownSteps();
-  // Stop accepting first (closeServer does at once, then drains): a stream opening later would
-  // miss the streams' close below and hold the drain. One still being authorised now opens on a
-  // closed hub, which ends it at once with a retry hint.
-  const cut = warnCut(logger);
-  const drained = Promise.all(
-    started.servers.map((server) => steps.run(() => closeServer(server, DRAIN_GRACE_MS, cut))),
-  );
-  // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
-  // not keep the worker taking jobs until the deadline kills it mid-job. One still starting is
-  // stopped once it has.
-  // So do the moderation decisions' deliveries: each taken during the drain would hold the
-  // shutdown for up to MODERATION_WEBHOOK_TIMEOUT_MS after it.
-  const worker = await workerStarting.catch(() => undefined);
-  const { wakeLoop } = started;
-  const stopped = Promise.all([
-    wakeLoop && steps.run(() => wakeLoop.stop()),
-    worker && steps.run(() => worker.close()),
-    steps.run(() => moderation.stopTaking()),
-  ]);
-  const { api } = started;
-  await Promise.all([drained, stopped, api && steps.run(() => api.closeStreams())]);
-  await steps.run(() => api?.stop());
-  await steps.run(() => moderation.close());
-  // A worker closes its queue itself, or leaves it when its jobs wait on a storage that went away
-  // (they stall, and another worker runs them): closing it again here would wait for those very
-  // jobs, for ever.
-  if (!worker) await steps.run(() => queue.close());
-  await steps.run(() => redis.disconnect());
-  await steps.run(() => storage.close());
-  // A purge the storage's closing cut short says so before the shutdown says it stopped.
-  await steps.run(() => worker?.settled());
-  steps.finish();
-});
+const stop = onShutdown(
+  logger,
+  async () => {
+    const steps = shutdownSteps();
+    // Stop accepting first (closeServer does at once, then drains): a stream opening later would
+    // miss the streams' close below and hold the drain. One still being authorised now opens on a
+    // closed hub, which ends it at once with a retry hint.
+    const cut = warnCut(logger);
+    const drained = Promise.all(
+      started.servers.map((server) => steps.run(() => closeServer(server, DRAIN_GRACE_MS, cut))),
+    );
+    // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
+    // not keep the worker taking jobs until the deadline kills it mid-job. One still starting is
+    // stopped once it has.
+    // So do the moderation decisions' deliveries: each taken during the drain would hold the
+    // shutdown for up to MODERATION_WEBHOOK_TIMEOUT_MS after it.
+    const worker = await workerStarting.catch(() => undefined);
+    const { wakeLoop } = started;
+    const stopped = Promise.all([
+      wakeLoop && steps.run(() => wakeLoop.stop()),
+      worker && steps.run(() => worker.close()),
+      steps.run(() => moderation.stopTaking()),
+    ]);
+    const { api } = started;
+    await Promise.all([drained, stopped, api && steps.run(() => api.closeStreams())]);
+    await steps.run(() => api?.stop());
+    await steps.run(() => moderation.close());
+    // A worker closes its queue itself, or leaves it when its jobs wait on a storage that went away
+    // (they stall, and another worker runs them): closing it again here would wait for those very
+    // jobs, for ever.
+    if (!worker) await steps.run(() => queue.close());
+    await steps.run(() => redis.disconnect());
+    await steps.run(() => storage.close());
+    // A purge the storage's closing cut short says so before the shutdown says it stopped.
+    await steps.run(() => worker?.settled());
+    steps.finish();
+  },
+  config.SHUTDOWN_DEADLINE_MS,
+);
 
 await workerStarting;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { wholeNumber } from './env-types.ts';
 import { ConfigError } from '../errors/config-error.ts';
+import { SHUTDOWN_DEADLINE_MS } from '../process/on-shutdown.ts';
 
 const portMessage = 'expected a TCP port number (1-65535)';
 
@@ -21,6 +22,16 @@ export const opsShape = {
    * same host (or a sidecar). Unset: no such listener.
    */
   METRICS_PORT: wholeNumber(portMessage, 1, 65535).optional(),
+  /**
+   * How long a clean shutdown may take before the process exits anyway (on-shutdown.ts): below the
+   * orchestrator's grace period, whose defaults differ (Docker's stop timeout 10 s, Kubernetes'
+   * terminationGracePeriodSeconds 30 s). At least 5 s: the HTTP drain's grace (listen.ts) is 4 s.
+   */
+  SHUTDOWN_DEADLINE_MS: wholeNumber(
+    "expected a whole number of milliseconds from 5000 to 600000 (below your orchestrator's grace period)",
+    5_000,
+    600_000,
+  ).default(SHUTDOWN_DEADLINE_MS),
 };
 
 /**

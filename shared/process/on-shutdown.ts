@@ -1,11 +1,12 @@
 import type { Logger } from '../logging/create-logger.ts';
 
 /**
- * How long a clean shutdown may take before the process exits anyway. Orchestrators send SIGKILL
- * 10 s after SIGTERM by default (Kubernetes' terminationGracePeriodSeconds, Docker's stop timeout):
- * exiting first, with a log line saying so, is better than being killed mid-write with no word.
- * Whatever a cut-short shutdown leaves is safe to leave: unfinished jobs are picked up again as
- * stalled jobs, acknowledged events are in the queue or the spool.
+ * How long a clean shutdown may take before the process exits anyway, by default
+ * (SHUTDOWN_DEADLINE_MS sets it). Orchestrators send SIGKILL some time after SIGTERM: Docker's
+ * stop timeout is 10 s, Kubernetes' terminationGracePeriodSeconds 30 s. Exiting first, with a log
+ * line saying so, is better than being killed mid-write with no word. Whatever a cut-short
+ * shutdown leaves is safe to leave: unfinished jobs are picked up again as stalled jobs,
+ * acknowledged events are in the queue or the spool.
  */
 export const SHUTDOWN_DEADLINE_MS = 8_000;
 
@@ -30,7 +31,8 @@ export function onShutdown(
   /** Runs the shutdown once, said as `cause` (a signal, or the process's own failure). */
   const begin = (cause: { signal: NodeJS.Signals } | { reason: string }) => {
     stopping = true;
-    logger.info(cause, 'shutting down');
+    // With its deadline: what SHUTDOWN_DEADLINE_MS gave this process, when it matters.
+    logger.info({ ...cause, deadlineMs }, 'shutting down');
     // Not unref'd: with nothing else left running, a shutdown that never settled let the process
     // exit 0 before it, with no word.
     setTimeout(() => {

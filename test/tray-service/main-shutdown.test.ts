@@ -122,7 +122,11 @@ describe('tray-service/main.ts shutdown', function () {
   };
 
   it('with jobs arriving, exits 0 before the deadline and leaves no job active', async () => {
-    tray = await startTrayProcess({ redisUrl: testStack().redisUrl, prefix, env: suite.env });
+    tray = await startTrayProcess({
+      redisUrl: testStack().redisUrl,
+      prefix,
+      env: { ...suite.env, SHUTDOWN_DEADLINE_MS: String(SHUTDOWN_DEADLINE_MS + 1_000) },
+    });
     startFeed();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     tray.child.kill('SIGTERM');
@@ -130,6 +134,9 @@ describe('tray-service/main.ts shutdown', function () {
     clearInterval(feed);
     expect(code, shutdownLines(tray.output())).to.equal(0);
     expect(tray.output()).not.to.include('shutdown did not finish in time');
+    expect(tray.output()).to.match(
+      new RegExp(`"signal":"SIGTERM","deadlineMs":${SHUTDOWN_DEADLINE_MS + 1_000},.*"msg":"shutting down"`),
+    );
     await expectNothingLeftActive();
   });
 

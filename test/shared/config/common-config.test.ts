@@ -207,3 +207,23 @@ describe('numbers in the environment', () => {
     expect(loadTrayConfig({ TRAY_PAGE_SIZE: '25' }).TRAY_PAGE_SIZE).to.equal(25);
   });
 });
+
+describe('SHUTDOWN_DEADLINE_MS', () => {
+  it('is 8 s unless set, for both services, and takes a longer grace period', () => {
+    expect(loadReceiverConfig(secrets).SHUTDOWN_DEADLINE_MS).to.equal(8_000);
+    expect(loadTrayConfig({}).SHUTDOWN_DEADLINE_MS).to.equal(8_000);
+    expect(loadTrayConfig({ SHUTDOWN_DEADLINE_MS: '25000' }).SHUTDOWN_DEADLINE_MS).to.equal(25_000);
+    expect(loadReceiverConfig({ ...secrets, SHUTDOWN_DEADLINE_MS: '25000' }).SHUTDOWN_DEADLINE_MS).to.equal(
+      25_000,
+    );
+  });
+
+  // Below 5 s the HTTP drain's grace (4 s) would not fit inside it.
+  for (const value of ['4999', '0', '8s', '600001'])
+    it(`refuses ${value}, naming the variable`, () => {
+      expect(() => loadTrayConfig({ SHUTDOWN_DEADLINE_MS: value }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('SHUTDOWN_DEADLINE_MS: expected a whole number of milliseconds from 5000 to 600000');
+    });
+});
