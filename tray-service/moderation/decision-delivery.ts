@@ -158,7 +158,7 @@ export interface DecisionDeliveryDeps {
 /**
  * POSTs each decision as JSON. Any answer but 2xx, a timeout or a network error fails the attempt
  * and bull retries it with capped exponential backoff (decisionRetryDelay); the receiver can drop
- * repeats by `Idempotency-Key`.
+ * repeats by the body's `id` (signed; `Idempotency-Key` carries it too, unsigned).
  * Each attempt is signed afresh, with its own timestamp, so a retry hours later still verifies.
  */
 /** A running delivery consumer. */

@@ -38,10 +38,13 @@ function verifyDecision(
   const timestamp = Number(headers['x-moderation-timestamp']);
   const signature = String(headers['x-moderation-signature'] ?? '');
   if (!Number.isInteger(timestamp) || Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
-  const expected = `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-  return (
-    signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
+  const expected = Buffer.from(
+    `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`,
   );
+  // Lengths in bytes: a header of the right length in characters may hold more bytes (Node reads
+  // header values as latin1), and timingSafeEqual throws on buffers of unequal lengths.
+  const given = Buffer.from(signature);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 interface Received {
@@ -135,5 +138,14 @@ describe('signed moderation decisions (MODERATION_WEBHOOK_SECRET)', () => {
     expect(verifyDecision(SECRET, headers, body.replace('flag', 'none'), sentAt)).to.equal(false);
     const later = { ...headers, 'x-moderation-timestamp': String(sentAt + 600) };
     expect(verifyDecision(SECRET, later, body, sentAt + 600)).to.equal(false);
+  });
+
+  it('a forged signature of the right length holding a non-ASCII character is refused, not thrown on', async () => {
+    const { received } = await deliverOne(SECRET, 3);
+    const [{ headers, body }] = received as [Received];
+    const signature = String(headers['x-moderation-signature']);
+    const forged = { ...headers, 'x-moderation-signature': `${signature.slice(0, -1)}\u00e9` };
+    expect(forged['x-moderation-signature']).to.have.lengthOf(signature.length);
+    expect(verifyDecision(SECRET, forged, body, Number(headers['x-moderation-timestamp']))).to.equal(false);
   });
 });
