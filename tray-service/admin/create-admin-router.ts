@@ -142,6 +142,9 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       requirePageSession: requireAdminPage(guard),
     }),
   );
+  // The mount path itself, typed or bookmarked, and a landing page sign-in accepts: the console
+  // (which sends a browser without a session on to the form).
+  router.get('/', (_req, res) => res.redirect(303, `${mountPath}/console`));
   router.use(requireAdmin(guard));
   const limits = {
     maxLimit: deps.limits.maxLimit,

@@ -52,6 +52,36 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
     });
   });
 
+  // An address typed or bookmarked as the mount path itself (`https://ops.example.com/admin/`), and
+  // the landing page safeNext lets through: the console, by way of the sign-in form without a session.
+  describe('GET /admin and /admin/', () => {
+    for (const path of ['/admin', '/admin/'])
+      it(`GET ${path}: on to the console, and from there to the sign-in form without a session`, async () => {
+        const { cookie } = await signIn();
+        const signedIn = await request(app)
+          .get(path)
+          .set('Cookie', cookie)
+          .set('Accept', 'text/html')
+          .expect(303);
+        expect(signedIn.headers.location).to.equal('/admin/console');
+        const signedOut = await request(app).get(path).set('Accept', 'text/html').expect(303);
+        expect(signedOut.headers.location).to.equal('/admin/console');
+        const page = await request(app).get('/admin/console').set('Accept', 'text/html').expect(303);
+        expect(page.headers.location).to.match(/^\/admin\/login\?next=/);
+      });
+
+    it('lands there after signing in with next=/admin', async () => {
+      const { cookie, location } = await signIn(ADMIN_TOKEN, '/admin');
+      expect(location).to.equal('/admin');
+      const res = await request(app)
+        .get('/admin')
+        .set('Cookie', cookie)
+        .set('Accept', 'text/html')
+        .expect(303);
+      expect(res.headers.location).to.equal('/admin/console');
+    });
+  });
+
   // The cookie is SameSite=Strict: a link from another site (a chat message, the wiki) arrives
   // without it. The form was shown as if signed out, and signing in there ended the session the
   // admin's other tabs had (their tails and exports cut). A page that reloads itself instead is

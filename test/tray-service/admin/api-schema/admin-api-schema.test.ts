@@ -20,6 +20,8 @@ import { ADMIN_TOKEN, adminApp } from '../admin-fixtures.ts';
  * its scripts and style sheets, and the document itself.
  */
 const HTML_PAGES = new Set([
+  // A redirect to the console.
+  'GET /admin',
   'GET /admin/console',
   'GET /admin/console/assets/{name}',
   'GET /admin/login',
