@@ -153,3 +153,37 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(dir, `console-${name}.png`), fullPage: false });
 }
+
+/** Requests of the page held back on their way to the server (page.route), each then sent on as made. */
+export interface HeldRequests {
+  /** Resolves once the first matching request is held. */
+  readonly asked: Promise<void>;
+  /** Sends every held request (and later ones) on to the server. */
+  release(): void;
+  /** Releases them and removes the hold. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Holds the page's requests whose URL matches `pattern` until `release()`: an answer arriving late,
+ * after the admin moved on, as a slow network delivers it. The real server answers every one.
+ */
+export async function holdRequests(page: Page, pattern: string): Promise<HeldRequests> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let asked = () => {};
+  const firstAsked = new Promise<void>((resolve) => (asked = resolve));
+  await page.route(pattern, async (route) => {
+    asked();
+    await released;
+    await route.continue();
+  });
+  return {
+    asked: firstAsked,
+    release,
+    async stop() {
+      release();
+      await page.unroute(pattern);
+    },
+  };
+}

@@ -24,6 +24,7 @@ import { adminApp } from '../admin-fixtures.ts';
 import {
   attributes,
   eventually,
+  holdRequests,
   expectAccessible,
   openConsole,
   screenshot,
@@ -306,6 +307,29 @@ describe('events console in a real browser: a real receiver and worker behind it
     await page.click('#detail-recipients-more');
     await eventually(shown, members);
     await page.locator('#detail-recipients-more').waitFor({ state: 'hidden' });
+    await page.keyboard.press('Escape');
+
+    // Paging again, then on to another event before the page arrives: it is the post's, and must
+    // not be added to the other event's recipients.
+    await page.click(`#events-rows button[data-key="${key}"]`);
+    await eventually(shown, members.slice(0, 50));
+    const held = await holdRequests(page, '**/recipients?*');
+    try {
+      await page.click('#detail-recipients-more');
+      await held.asked;
+      await page.keyboard.press('Escape');
+      await page.goto(`${base()}/admin/console#/events?communityId=c-big&event=community.didJoin`);
+      await eventually(rowKeys, [dedupeKeyOf(bigJoin)]);
+      await page.click(`#events-rows button[data-key="${dedupeKeyOf(bigJoin)}"]`);
+      await page.locator('#detail-title', { hasText: 'community.didJoin event' }).waitFor();
+      const before = await shown();
+      held.release();
+      await eventually(() => page.locator('#detail-recipients-more').isEnabled(), true);
+      expect(await shown()).to.deep.equal(before);
+      expect(before).to.not.include('u-m59');
+    } finally {
+      await held.stop();
+    }
     await page.keyboard.press('Escape');
   });
 

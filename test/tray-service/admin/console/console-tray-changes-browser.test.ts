@@ -18,6 +18,7 @@ import {
   openConsole,
   useConsoleBrowser,
   useListening,
+  holdRequests,
 } from './console-browser.ts';
 
 /** 60 members of c-hike, whose `post` records a deleted post removes: more than the detail lists. */
@@ -104,6 +105,28 @@ describe('events console in a real browser: which trays a removal changed', func
     const users = await page.locator('#detail-removal-changes tr td:first-child').allInnerTexts();
     expect(users).to.deep.equal(members);
     expect(await rows().last().innerText()).to.include('removed');
+    await shut();
+  });
+
+  // An admin who pages, then moves to another event before the page arrives: the page is the
+  // first event's, and must not be added to the second's list.
+  it("keeps a late page of More changes out of the next event's detail", async () => {
+    await open(deletedPost);
+    await eventually(() => rows().count(), 50);
+    const held = await holdRequests(page, '**/tray-changes?*');
+    try {
+      await page.click('#detail-removal-more');
+      await held.asked;
+      await shut();
+      await open(deletedComment);
+      await page.locator('#detail-removal').waitFor({ state: 'visible' });
+      held.release();
+      await eventually(() => page.locator('#detail-removal-more').isEnabled(), true);
+      expect(await rows().allInnerTexts()).to.have.lengthOf(1);
+      expect(await rows().first().innerText()).to.match(/^u-ana\t/);
+    } finally {
+      await held.stop();
+    }
     await shut();
   });
 

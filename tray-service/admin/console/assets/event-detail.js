@@ -84,8 +84,11 @@ export function createEventDetail() {
   let opener;
   /** The next recipients page's cursor; `start`: the list so far came with the event, not paged. */
   let recipientsCursor;
+  /** Counts the events shown: a page asked for an earlier one is dropped when it arrives. */
+  let shown = 0;
 
   function clear() {
+    shown += 1;
     title.textContent = 'Loading event…';
     for (const element of [
       summary,
@@ -142,19 +145,22 @@ export function createEventDetail() {
 
   async function moreRecipients() {
     more.disabled = true;
+    // The detail may show another event (or the same one anew) by the time the page arrives.
+    const asked = shown;
     try {
       const fromStart = recipientsCursor === 'start';
       const page = await getJson(`${path(key)}/recipients`, {
         limit: pageLimit(RECIPIENTS_PAGE),
         cursor: fromStart ? undefined : recipientsCursor,
       });
+      if (asked !== shown) return;
       const items = page.items.map((user) => h('li', {}, user));
       if (fromStart) recipients.replaceChildren(...items);
       else recipients.append(...items);
       recipientsCursor = page.nextCursor;
       more.hidden = !recipientsCursor;
     } catch (failure) {
-      showError(error, failure);
+      if (asked === shown) showError(error, failure);
     } finally {
       more.disabled = false;
     }

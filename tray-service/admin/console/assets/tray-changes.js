@@ -53,16 +53,20 @@ export function createTrayChanges(path, error) {
   const more = byId('detail-removal-more');
   let key;
   let cursor = null;
+  /** Counts the events shown: a page asked for an earlier one is dropped when it arrives. */
+  let shown = 0;
 
   more.addEventListener('click', async () => {
     more.disabled = true;
+    const asked = shown;
     try {
       const page = await getJson(`${path(key)}/tray-changes`, { limit: pageLimit(CHANGES_PAGE), cursor });
+      if (asked !== shown) return;
       rows.append(...page.items.map(changeRow));
       cursor = page.nextCursor;
       more.hidden = !cursor;
     } catch (failure) {
-      showError(error, failure);
+      if (asked === shown) showError(error, failure);
     } finally {
       more.disabled = false;
     }
@@ -70,6 +74,7 @@ export function createTrayChanges(path, error) {
 
   return {
     clear() {
+      shown += 1;
       section.hidden = true;
       total.replaceChildren();
       rows.replaceChildren();
