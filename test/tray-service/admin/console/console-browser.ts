@@ -154,29 +154,31 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(dir, `console-${name}.png`), fullPage: false });
 }
 
-/** Requests of the page held back on their way to the server (page.route), each then sent on as made. */
-export interface HeldRequests {
-  /** Resolves once the first matching request is held. */
+/** Answers to the page's requests, held back on their way to it (page.route). */
+export interface HeldAnswers {
+  /** Resolves once the server has answered the first matching request (its answer held). */
   readonly asked: Promise<void>;
-  /** Sends every held request (and later ones) on to the server. */
+  /** Hands every held answer (and later ones) to the page. */
   release(): void;
   /** Releases them and removes the hold. */
   stop(): Promise<void>;
 }
 
 /**
- * Holds the page's requests whose URL matches `pattern` until `release()`: an answer arriving late,
- * after the admin moved on, as a slow network delivers it. The real server answers every one.
+ * Holds the server's answers to the page's requests whose URL matches `pattern` until `release()`:
+ * each request reaches the real server at once, and its answer arrives late, after the admin moved
+ * on or after more happened on the server, as a slow network delivers it.
  */
-export async function holdRequests(page: Page, pattern: string): Promise<HeldRequests> {
+export async function holdAnswers(page: Page, pattern: string): Promise<HeldAnswers> {
   let release = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   let asked = () => {};
   const firstAsked = new Promise<void>((resolve) => (asked = resolve));
   await page.route(pattern, async (route) => {
+    const response = await route.fetch();
     asked();
     await released;
-    await route.continue();
+    await route.fulfill({ response });
   });
   return {
     asked: firstAsked,

@@ -18,7 +18,7 @@ import {
   openConsole,
   useConsoleBrowser,
   useListening,
-  holdRequests,
+  holdAnswers,
 } from './console-browser.ts';
 
 /** 60 members of c-hike, whose `post` records a deleted post removes: more than the detail lists. */
@@ -113,7 +113,7 @@ describe('events console in a real browser: which trays a removal changed', func
   it("keeps a late page of More changes out of the next event's detail", async () => {
     await open(deletedPost);
     await eventually(() => rows().count(), 50);
-    const held = await holdRequests(page, '**/tray-changes?*');
+    const held = await holdAnswers(page, '**/tray-changes?*');
     try {
       await page.click('#detail-removal-more');
       await held.asked;

@@ -72,6 +72,11 @@ export function createEventsView({ navigate, openDetail }) {
   let loads = 0;
   /** Whether the live tail pushed older rows out of the table since the list was loaded. */
   let trimmed = false;
+  /**
+   * The events the tail showed while a new list was on its way (undefined when none is): stored
+   * after the server read the list maybe, so not in it, and kept above it when it arrives.
+   */
+  let tailedMeanwhile;
 
   const updateCount = () => {
     empty.hidden = shown.size > 0;
@@ -99,6 +104,7 @@ export function createEventsView({ navigate, openDetail }) {
 
   async function load(reset) {
     const ticket = ++loads;
+    if (reset) tailedMeanwhile = [];
     older.disabled = true;
     showError(error);
     try {
@@ -112,6 +118,13 @@ export function createEventsView({ navigate, openDetail }) {
         rows.replaceChildren();
         shown = new Set();
         trimmed = false;
+        const listed = new Set(page.items.map((view) => view.key));
+        for (const view of (tailedMeanwhile ?? []).reverse()) {
+          if (listed.has(view.key) || shown.has(view.key)) continue;
+          shown.add(view.key);
+          rows.append(eventRow(view, true));
+        }
+        tailedMeanwhile = undefined;
       }
       for (const view of page.items) {
         if (shown.has(view.key)) continue;
@@ -123,6 +136,8 @@ export function createEventsView({ navigate, openDetail }) {
       older.hidden = !cursor;
       updateCount();
     } catch (failure) {
+      // The rows the tail added stay on the page; nothing more to keep for a list that failed.
+      if (ticket === loads) tailedMeanwhile = undefined;
       showError(error, failure);
     } finally {
       older.disabled = false;
@@ -228,6 +243,8 @@ export function createEventsView({ navigate, openDetail }) {
     });
     stream.addEventListener('stored', (message) => {
       const view = JSON.parse(message.data);
+      // Before the check: the rows shown now may be the previous filter's, about to be replaced.
+      tailedMeanwhile?.push(view);
       if (shown.has(view.key)) return;
       shown.add(view.key);
       rows.prepend(eventRow(view, true));
