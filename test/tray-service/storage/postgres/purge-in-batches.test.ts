@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { purgeInBatches } from '../../../../tray-service/storage/postgres/purge-in-batches.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
+import { aroundQueries } from './around-queries.ts';
 
 describe('storage/postgres purgeInBatches', () => {
   const postgres = usePostgres();
@@ -40,6 +41,28 @@ describe('storage/postgres purgeInBatches', () => {
     if (!timed) throw new Error('no pool');
     expect(await purgeInBatches(timed, { table: 'expiring', key: 'id' }, 60, 60)).to.equal(60);
     expect((await postgres.pool.query('SELECT id FROM expiring')).rows).to.deep.equal([{ id: 1000 }]);
+  });
+
+  // A few slow rows first (the oldest events, large payloads), then a backlog of ordinary ones (a
+  // retention cut, days of downtime): the batches shrank for the slow rows and stayed small for the
+  // whole backlog, ten times the statements or more, and the purge overran its interval.
+  it('grows its batches back once past the slow rows', async () => {
+    await postgres.pool.query('INSERT INTO expiring SELECT n, n FROM generate_series(1, 3030) AS n');
+    // Only rows 1-30 are slow here (20 ms each: 30 together outlast the 400 ms timeout).
+    await postgres.pool.query(`CREATE OR REPLACE FUNCTION slow_delete() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN PERFORM pg_sleep(CASE WHEN OLD.id = 0 THEN 1 WHEN OLD.id <= 30 THEN 0.02 ELSE 0 END); RETURN OLD; END $$`);
+    if (!timed) throw new Error('no pool');
+    let statements = 0;
+    const counted = aroundQueries(timed, (_text, run) => ((statements += 1), run()));
+    try {
+      expect(await purgeInBatches(counted, { table: 'expiring', key: 'id' }, 5_000, 1_000)).to.equal(3_030);
+    } finally {
+      await postgres.pool.query(`CREATE OR REPLACE FUNCTION slow_delete() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_sleep(CASE WHEN OLD.id = 0 THEN 1 ELSE 0.02 END); RETURN OLD; END $$`);
+    }
+    // 1,000 and 100 time out, then batches of 10 past the slow rows, then larger again: about 25
+    // statements, where staying at 10 rows took over 300.
+    expect(statements).to.be.below(40);
   });
 
   it('still fails when one row alone outlasts the statement timeout', async () => {
