@@ -1,3 +1,4 @@
+import { repeatedJsonKeys } from './repeated-json-keys.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import type { CatalogueProblem } from '../../shared/errors/catalogue-error.ts';
@@ -67,12 +68,15 @@ export function readCatalogueDir(
       continue;
     }
     let parsed: unknown;
+    const text = readFileSync(join(dir, name), 'utf8');
     try {
-      parsed = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+      parsed = JSON.parse(text);
     } catch (error) {
       problem(file, `not valid JSON: ${(error as Error).message}`);
       continue;
     }
+    for (const key of repeatedJsonKeys(text))
+      problem(file, 'given more than once: only the last is used (remove the other copies)', key);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       problem(file, 'expected a JSON object of "message key": "template"');
       continue;

@@ -63,6 +63,25 @@ describe('readCatalogueDir', () => {
     expect(catalogues.map((catalogue) => catalogue.locale)).to.deep.equal(['fr', 'th']);
   });
 
+  // JSON.parse keeps the last copy of a key: a translator's fix to the first never showed, and
+  // start-up and messages:check both passed.
+  it('names a message key the file gives more than once, and only top-level keys', () => {
+    write(
+      'fr.json',
+      '{"post.community.1": "old {{actor1}}", "_note": {"post.community.1": "a note"},\n' +
+        ' "post.community.\\u0031": "escaped", "post.community.2": "x", "post.community.1": "{{actor1}} a publié"}',
+    );
+    const { problems } = readCatalogueDir(dir, 'TRAY_MESSAGES_DIR');
+    expect(problems).to.deep.equal([
+      {
+        file: displayPath(join(dir, 'fr.json')),
+        key: 'post.community.1',
+        message: 'given more than once: only the last is used (remove the other copies)',
+        variable: 'TRAY_MESSAGES_DIR',
+      },
+    ]);
+  });
+
   it('reports a path that is not a directory, without a variable when none was given', () => {
     write('en.json', {});
     expect(readCatalogueDir(join(dir, 'en.json')).problems).to.deep.equal([
