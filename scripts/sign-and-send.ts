@@ -1,10 +1,12 @@
 // Signs a JSON file as a webhook sender does and POSTs it to a receiver (docs/receiver.md).
 //   npm run sign-and-send -- examples/events/comment.json [--url http://127.0.0.1:8080/webhooks] [--secret S]
 //     [--scheme platform|standard-webhooks] [--header NAME] [--id ID] [--timestamp SECONDS] [--timeout SECONDS]
+//     [--now]
 // The secret comes from --secret or the WEBHOOK_SECRET environment variable (prefer the variable:
 // command lines are visible to other users in `ps`), else, for the platform's scheme, from the
 // secrets `npm start` made for this machine. The file's bytes are sent unchanged, because the
-// signature covers the exact bytes.
+// signature covers the exact bytes; with --now the event is sent with its times moved to now
+// (lib/dated-now.ts), as one JSON line, and that is what is signed.
 import { fetchFailureCause } from '../shared/http/fetch-failure-cause.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -14,11 +16,14 @@ import { defaultSignatureHeader, standardSecretKey } from '../receiver/signature
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
 import { commandLinePath, envText, parseCli, runCli } from './lib/cli.ts';
+import { datedNow } from './lib/dated-now.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 import { stackAddresses } from './lib/stack-addresses.ts';
 
 const usage = `usage: sign-and-send <file.json> [--url URL] [--secret SECRET] [--scheme platform|standard-webhooks]
-  [--header NAME] [--id ID] [--timestamp SECONDS] [--timeout SECONDS]
+  [--header NAME] [--id ID] [--timestamp SECONDS] [--timeout SECONDS] [--now]
+  --now: every time in the event moved by the same amount, the latest to now (a sample shows in a tray
+    for 90 days after its date only); without it the file's bytes are sent as they are
   --timeout: seconds to wait for the receiver's answer (default 10, at most 3600; receivers answer within 1.5 s)
   SECRET: or WEBHOOK_SECRET=... in the environment; default: the secret \`npm start\` made (platform scheme only)
   --scheme platform (default): Base64 HMAC-SHA256 of the body in --header (default ${defaultSignatureHeader})
@@ -47,6 +52,7 @@ async function main(): Promise<number> {
         id: { type: 'string' },
         timestamp: { type: 'string' },
         timeout: { type: 'string', default: '10' },
+        now: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     },
@@ -69,6 +75,15 @@ async function main(): Promise<number> {
     body = readFileSync(file);
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  if (values.now === true) {
+    let event: unknown;
+    try {
+      event = JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      throw new UsageError(`--now: ${file} is not JSON: ${(error as Error).message}`);
+    }
+    body = Buffer.from(JSON.stringify(datedNow(event, new Date())));
   }
 
   const scheme = orFail('--scheme', () => parseSignatureScheme(values.scheme));

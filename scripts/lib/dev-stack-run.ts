@@ -365,7 +365,7 @@ async function start(): Promise<void> {
     'tokens   npm run mint-token -- --user <id>  (a user token for the tray API, signed with the stack secret)',
   );
   say(
-    'events   npm run sign-and-send -- examples/events/comment.json  (signed with the stack secret of webhook "dev")',
+    'events   npm run sign-and-send -- --now examples/events/comment.json  (signed with the stack secret of webhook "dev")',
   );
   say('ready. Press Ctrl-C to stop.');
 }

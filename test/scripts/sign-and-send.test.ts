@@ -1,10 +1,11 @@
 import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, runScript } from '../support/run-script.ts';
+import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 
 // Its deliveries to a real receiver: test/receiver/main.test.ts and test/scripts/dev-stack.test.ts.
 describe('scripts/sign-and-send.ts', () => {
@@ -122,6 +123,46 @@ describe('scripts/sign-and-send.ts', () => {
       expect(seen).to.deep.equal(['POST /webhooks']);
     } finally {
       redirecting.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A sample is dated the day it was written, and a tray shows it for 90 days after: sent later,
+  // it was stored and shown to no one. --now moves its times to now, and signs what it sends.
+  it('with --now, sends the event with its times moved to now, signed as sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
+    const received: { body: string; signature: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ body, signature: String(req.headers['x-service-signature']) });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const result = await runScript(
+        'scripts/sign-and-send.ts',
+        [
+          join(repoRoot, 'examples/events/comment.json'),
+          '--now',
+          '--url',
+          `http://127.0.0.1:${port}/webhooks`,
+        ],
+        cleanEnv({ STACK_DATA_DIR: dir, WEBHOOK_SECRET: 'a-secret' }),
+      );
+      expect(result.code, result.stderr).to.equal(0);
+      const [{ body, signature }] = received as [{ body: string; signature: string }];
+      const sent = JSON.parse(body) as { data: { comment: { createdAt: string; text: string } } };
+      const at = Date.parse(sent.data.comment.createdAt);
+      expect(at).to.be.within(started - 1_000, Date.now());
+      expect(sent.data.comment.text).to.equal('See you there');
+      expect(signature).to.equal(createHmac('sha256', 'a-secret').update(body).digest('base64'));
+    } finally {
+      receiver.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -13,7 +13,7 @@ function mapped(file: string) {
   return mapEvent({ ...envelope, receivedAt: Date.now() });
 }
 
-// The samples the quick start sends (`npm run sign-and-send -- examples/events/comment.json`): valid
+// The samples the quick start sends (`npm run sign-and-send -- --now examples/events/comment.json`): valid
 // events of docs/contract.md, each telling a user the docs name.
 describe('the sample events (examples/events)', () => {
   it('comment.json: Cid comments on Ana’s post, a comment record for u-ana', () => {
