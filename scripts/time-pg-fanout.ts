@@ -99,8 +99,14 @@ async function main(): Promise<void> {
     const gc = (globalThis as { gc?: () => void }).gc;
     let heapBefore = 0;
     let heapHeld: number | undefined;
+    // The worker's clock, as it runs from `now` (WriteContext.clock): a write stamps what lands
+    // after a wait when it lands, and restamps what it tells past the live streams' window.
     const context = (now: number) => ({
       now,
+      clock: (
+        (from) => () =>
+          now + (Date.now() - from)
+      )(Date.now()),
       retentionDays: 90,
       // --quiet: no live streams to tell, so the statement returns no rows.
       ...(args.quiet

@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import { compareCodePoints } from '../domain/code-point-order.ts';
 
-/**
- * How far back a reconnect looks before its cursor's time: a record's `changedAt` is stamped by
- * the writer before its write lands, so records of concurrent writers can become visible out of
- * order by up to the time a write takes. Records inside this window are told apart by the versions
- * the cursor lists (docs/live-tray.md, "Event ids").
- */
-export const SETTLE_MS = 5_000;
+// The settle window: a domain fact, since every writer must announce within it (domain/settle-window.ts).
+import { SETTLE_MS } from '../domain/settle-window.ts';
+export { SETTLE_MS };
 
 /**
  * How far ahead of this process's clock a cursor's time may be: its `at` is a change's time,

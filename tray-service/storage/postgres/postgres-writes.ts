@@ -21,7 +21,13 @@ import { postsOf, withoutVoided } from './voided-actions.ts';
 import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
-import { writtenAfterCommit, type MemberRange, type UnreturnedParts } from './written-after-commit.ts';
+import {
+  restamped,
+  writtenAfterCommit,
+  type MemberRange,
+  type UnreturnedParts,
+} from './written-after-commit.ts';
+import { SETTLE_MS } from '../../domain/settle-window.ts';
 import { waitForWriters } from './wait-for-writers.ts';
 import { lateLeavers } from './late-leavers.ts';
 import { renameInRecords, renameKeptActivities } from './deleted-users.ts';
@@ -110,6 +116,53 @@ async function tell(context: WriteContext, records: readonly InboxRecord[]): Pro
   if (!context.onWritten) return;
   for (let start = 0; start < records.length; start += WRITTEN_BATCH)
     await context.onWritten(records.slice(start, start + WRITTEN_BATCH));
+}
+
+/**
+ * How long after its stamp a state may still be told as it was written. A live stream counts
+ * every change stamped more than SETTLE_MS before the newest it delivered as delivered, and a
+ * resumed stream looks back no further: a state told later was lost to a stream that delivered a
+ * later change meanwhile. Half the window: the rest is for telling the batch.
+ */
+const TELL_AS_WRITTEN_MS = SETTLE_MS / 2;
+
+/**
+ * Tells what a committed write changed: the records it returned, then the parts it read back
+ * (writtenAfterCommit), a batch at a time. A large fan-out or deletion commits seconds after the
+ * stamp it took with its locks, and tells its last batches later still: each batch told past
+ * TELL_AS_WRITTEN_MS after its stamp is stamped anew first (restamped: its changed_at alone), so
+ * every stream gets it within its window, whatever it delivered meanwhile.
+ */
+async function tellWritten(
+  pool: pg.Pool,
+  context: WriteContext,
+  records: readonly InboxRecord[],
+  parts: readonly UnreturnedParts[],
+): Promise<void> {
+  if (!context.onWritten) return;
+  const clock = writeClock(context);
+  const late = (stamp: number) => {
+    const at = clock();
+    return at - stamp > TELL_AS_WRITTEN_MS ? at : undefined;
+  };
+  for (let start = 0; start < records.length; start += WRITTEN_BATCH) {
+    const batch = records.slice(start, start + WRITTEN_BATCH);
+    const stamp = batch.reduce((oldest, record) => Math.min(oldest, record.changedAt), Infinity);
+    const at = late(stamp);
+    await context.onWritten(
+      at === undefined
+        ? batch
+        : await restamped(
+            pool,
+            { userIds: batch.map((record) => record.userId), keys: batch.map((record) => record.key) },
+            stamp,
+            at,
+          ),
+    );
+  }
+  for (const part of parts)
+    for await (const batch of writtenAfterCommit(pool, part, WRITTEN_BATCH, () => late(part.since)))
+      await context.onWritten(batch);
 }
 
 /**
@@ -307,10 +360,7 @@ export function createPostgresWrites(
     for (const group of groups.values()) {
       const deliveries: Deliveries = { kind: 'community', communityId, ...(only ? { only } : {}) };
       const { records, unreturned } = await writeGroups(group, deliveries, groupWriteOf(context));
-      await tell(context, records);
-      if (unreturned && context.onWritten)
-        for await (const batch of writtenAfterCommit(pool, unreturned, WRITTEN_BATCH))
-          await context.onWritten(batch);
+      await tellWritten(pool, context, records, unreturned ? [unreturned] : []);
     }
   }
 
@@ -467,14 +517,11 @@ export function createPostgresWrites(
         await recordRemovalOutcome(client, eventKey, applied, context.now + retentionMs);
       return applied;
     });
-    await tell(context, written);
+    await tellWritten(pool, context, written, []);
     // Before the read-back, which can fail after the commit: a retry of the job finds nothing left
     // to remove and tells nothing, and the removal log is all a resuming stream learns them from.
     if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
-    if (context.onWritten)
-      for (const parts of unreturned)
-        for await (const batch of writtenAfterCommit(pool, parts, WRITTEN_BATCH))
-          await context.onWritten(batch);
+    await tellWritten(pool, context, [], unreturned);
   }
 
   /**

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { recordKey } from '../../domain/activity.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayVerb } from '../../domain/tray-record.ts';
-import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { INBOX_COLUMNS, INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
 import { postHoldersSql } from './postgres-memberships.ts';
 import { withRetry } from './with-retry.ts';
@@ -61,15 +61,45 @@ export interface UnreturnedParts {
 }
 
 /**
+ * The records of the (user, key) pairs changed at or after `since`, stamped anew at `at` (their
+ * changed_at alone, a millisecond past their own where `at` is not later), as readers now see
+ * them: what a write tells later than a stream's settle window after its stamp (tellWritten). A
+ * record another write holds is skipped, not waited for: that write stamps it when it lands and
+ * tells it (a fan-out of the same group may hold its members' records for seconds).
+ */
+export async function restamped(
+  pool: pg.Pool,
+  pairs: { userIds: readonly string[]; keys: readonly string[] },
+  since: number,
+  at: number,
+): Promise<InboxRecord[]> {
+  const rows = await readAgain<InboxRow>(
+    pool,
+    `WITH free AS (
+       SELECT t.user_id, t.key FROM tray_records t
+       JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
+       WHERE t.changed_at >= $3 FOR UPDATE OF t SKIP LOCKED)
+     UPDATE tray_records t SET changed_at = GREATEST(t.changed_at + 1, $4)
+     FROM free WHERE t.user_id = free.user_id AND t.key = free.key
+     RETURNING ${INBOX_COLUMNS_OF_T}`,
+    [pairs.userIds, pairs.keys, since, at],
+  );
+  return rows.map(toInboxRecord);
+}
+
+/**
  * The records of `parts`, as readers now see them, `batch` members at a time: each member with a
  * membership row or an away span in a range (a member who left since still has one), their record
  * of the group if it changed at or after the write's stamp. A record changed since by a later write is read as
- * that write left it, which it announces too.
+ * that write left it, which it announces too. `stampAnew`, asked before each batch: a time when the
+ * batch is told too long after the write's stamp, at which it is stamped anew as it is read
+ * (restamped).
  */
 export async function* writtenAfterCommit(
   pool: pg.Pool,
   parts: UnreturnedParts,
   batch: number,
+  stampAnew: () => number | undefined = () => undefined,
 ): AsyncGenerator<InboxRecord[]> {
   for (const range of parts.ranges) {
     let after = range.after;
@@ -87,14 +117,21 @@ export async function* writtenAfterCommit(
       if (users.length === 0) break;
       // Pairs joined to the primary key, one index probe each (`= ANY` on both columns would probe
       // every user with every key).
-      const rows = await readAgain<InboxRow>(
-        pool,
-        `SELECT ${INBOX_COLUMNS} FROM tray_records
-         JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
-         WHERE changed_at >= $3`,
-        [users, users.map((userId) => recordKey(parts.verb, parts.targetId, userId)), parts.since],
-      );
-      if (rows.length > 0) yield rows.map(toInboxRecord);
+      const keys = users.map((userId) => recordKey(parts.verb, parts.targetId, userId));
+      const at = stampAnew();
+      const records =
+        at === undefined
+          ? (
+              await readAgain<InboxRow>(
+                pool,
+                `SELECT ${INBOX_COLUMNS} FROM tray_records
+                 JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
+                 WHERE changed_at >= $3`,
+                [users, keys, parts.since],
+              )
+            ).map(toInboxRecord)
+          : await restamped(pool, { userIds: users, keys }, parts.since, at);
+      if (records.length > 0) yield records;
       if (users.length < batch) break;
       after = users.at(-1) ?? null;
     }

@@ -20,6 +20,7 @@ import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tr
 import { aroundClientQueries, aroundQueries } from './around-queries.ts';
 import { groupLock, lockKeys } from '../../../../tray-service/storage/postgres/lock-keys.ts';
 import { NEW_INBOX_STATE } from '../../../../tray-service/domain/inbox-state.ts';
+import { SETTLE_MS } from '../../../../tray-service/domain/settle-window.ts';
 import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 import { runCommand } from '../../../support/run-script.ts';
@@ -440,6 +441,57 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
           [...tray.told].sort((a, b) => a.userId.localeCompare(b.userId)),
           `told as stored, fan-out ${n}`,
         ).to.deep.equal(reached);
+      }
+    });
+
+    // A fan-out stamps its records once it holds its locks; a large one commits seconds later and
+    // tells its last batches later still. A live stream counts a change stamped more than its
+    // settle window (5 s) before the newest it delivered as delivered, and resumes looking back no
+    // further: a member whose stream delivered a later change meanwhile, then reconnected, never
+    // got the post. Told that late, a batch is stamped anew as it is told.
+    it('stamps anew the records it tells long after its stamp, held and read back alike', async () => {
+      const ids = Array.from({ length: 25 }, (_, n) => `s${String(n).padStart(2, '0')}`);
+      await memberships(ids.map((userId) => join('c-slow', userId, 0)));
+      let commitPause = 0;
+      let committedAt = 0;
+      const slow = aroundClientQueries(tray.pg.pool, async (text, run) => {
+        if (text !== 'COMMIT') return run();
+        await new Promise((resolve) => setTimeout(resolve, commitPause));
+        const result = await run();
+        committedAt = Date.now();
+        return result;
+      });
+      const writes = createPostgresWrites(slow, { membersPerFanOutStatement: 10, recordsHeld: 10 });
+      const stored = async () => {
+        const found: InboxRecord[] = [];
+        for (const userId of ids)
+          found.push(...(await tray.records.byKeys(userId, [recordKey('post', 'c-slow', userId)], NOW)));
+        return found.sort((a, b) => a.userId.localeCompare(b.userId));
+      };
+      const told = () => [...tray.told].sort((a, b) => a.userId.localeCompare(b.userId));
+      for (const [n, pause] of [
+        [1, 0],
+        [2, SETTLE_MS],
+      ] as const) {
+        commitPause = pause;
+        tray.told.length = 0;
+        const startedAt = Date.now();
+        await writes.fanOutPosts('c-slow', [post('c-slow', 's07', n)], {
+          ...tray.context(startedAt),
+          clock: () => Date.now(),
+        });
+        const records = told();
+        expect(records, `members told, fan-out ${n}`).to.have.lengthOf(24);
+        expect(records, `told as stored, fan-out ${n}`).to.deep.equal(await stored());
+        const stamps = records.map((record) => record.changedAt);
+        if (pause === 0) {
+          // Told at once: as written, every record with the stamp taken with the locks.
+          expect(new Set(stamps).size, 'one stamp').to.equal(1);
+          expect(stamps[0]).to.be.within(startedAt, committedAt);
+        } else {
+          // Committed past the window: every record stamped after the commit, when it was told.
+          for (const stamp of stamps) expect(stamp).to.be.at.least(committedAt);
+        }
       }
     });
 
