@@ -471,7 +471,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       const told = () => [...tray.told].sort((a, b) => a.userId.localeCompare(b.userId));
       for (const [n, pause] of [
         [1, 0],
-        [2, SETTLE_MS],
+        [2, SETTLE_MS + 500],
       ] as const) {
         commitPause = pause;
         tray.told.length = 0;
