@@ -263,6 +263,30 @@ describe('live/change-publisher, its removals when Redis refuses or is out of re
     expect((await lost().of('u-refused')).map((resync) => resync.since)).to.deep.equal([1_000_000]);
   });
 
+  // A post deleted in a community of 300,000 logged its removals for seconds at the time taken
+  // before, then announced them: a stream that delivered a change meanwhile and reconnected looked
+  // back SETTLE_MS from it, past the log's entries.
+  it('logs a large removal a part at a time, each at the time it is logged, and announces each then', async () => {
+    let clock = 2_000_000;
+    const redis = connect();
+    const logged = createRemovalLog(redis, prefix);
+    // Each part's logging takes its time: 3 s of the publisher's clock per part.
+    const publisher = createChangePublisher(redis, prefix, silent, {
+      now: () => (clock += 3_000),
+    });
+    const removed = Array.from({ length: 5_000 }, (_, n) => ({ userId: `u-part${n}`, key: `k${n}` }));
+    await publisher.recordsRemoved(removed);
+    // The first part at the first time taken, the later two parts each at its own (2,048 a part).
+    for (const [n, at] of [
+      [0, 2_003_000],
+      [2_500, 2_006_000],
+      [4_999, 2_009_000],
+    ] as const) {
+      expect(await logged.since(`u-part${n}`, at), `u-part${n}`).to.deep.equal([`k${n}`]);
+      expect(await logged.since(`u-part${n}`, at + 1), `u-part${n}`).to.deep.equal([]);
+    }
+  });
+
   it('keeps at most maxUnloggedRemovals records while Redis is out of reach, the newest, and says so', async () => {
     const redis = connect();
     const { logger, messages } = recordingLogger();
