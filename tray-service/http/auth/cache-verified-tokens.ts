@@ -29,7 +29,8 @@ const DEFAULT_MAX_AGE_MS = 60_000;
  *   signed, but expired or of another audience): an app stuck sending an expired token, on every
  *   poll of every user after its token service failed, cost a signature check per call, and such
  *   a token is no guess that the failed-authentication limit counts. A forged token is verified,
- *   and counted against its address (is-token-guess.ts), every time; one not valid yet too. Kept
+ *   and counted against its address (is-token-guess.ts), every time; one not valid yet is
+ *   verified every time (it may be valid soon), and not counted (its signature verified). Kept
  *   apart from the successes, so refusals never push a verification out.
  * - An entry ends at `exp` (as jose counts it: valid while now < exp), or when the token becomes
  *   older than a maximum token age if that comes first, and no later than `maxAgeMs` after the
