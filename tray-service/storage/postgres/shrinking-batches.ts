@@ -1,8 +1,13 @@
 /** PostgreSQL's query_canceled, as statement_timeout raises it. */
 const isStatementTimeout = (error: unknown) => (error as { code?: unknown } | null)?.code === '57014';
 
-/** Batches that must pass at a shrunk size before it grows ten times again. */
+/**
+ * Batches that must pass at a shrunk size before it grows ten times again; twice as many each
+ * time a grown batch times out once more (a long run of slow rows), up to MAX_GROW_AFTER, so the
+ * ordinary rows after such a run are not purged ten at a time for long.
+ */
 const GROW_AFTER = 10;
+const MAX_GROW_AFTER = 100;
 
 /**
  * Runs `runBatch` over a table's expired rows, `fullBatch` at a time, until a batch reads fewer
@@ -21,12 +26,17 @@ export async function inShrinkingBatches(
   let purged = 0;
   let batch = fullBatch;
   let passed = 0;
+  let growAfter = GROW_AFTER;
+  let grown = false;
   for (;;) {
     let counts: { read: number; gone: number };
     try {
       counts = await runBatch(batch);
     } catch (error) {
       if (!isStatementTimeout(error) || batch === 1) throw error;
+      // A grown batch that times out again cost a whole statement timeout: grow more rarely.
+      if (grown) growAfter = Math.min(MAX_GROW_AFTER, growAfter * 2);
+      grown = false;
       batch = Math.max(1, Math.floor(batch / 10));
       passed = 0;
       continue;
@@ -34,9 +44,10 @@ export async function inShrinkingBatches(
     purged += counts.gone;
     if (counts.read < batch) return purged;
     passed += 1;
-    if (batch < fullBatch && passed >= GROW_AFTER) {
+    if (batch < fullBatch && passed >= growAfter) {
       batch = Math.min(fullBatch, batch * 10);
       passed = 0;
+      grown = true;
     }
   }
 }
