@@ -54,6 +54,17 @@ const ROLLED_BACK_FOR_OTHERS = new Set(['40P01', '40001']);
  */
 const RETRYABLE_CLASSES = new Set(['08', '53', '57', '58', '40']);
 
+/**
+ * Whether another start-up attempt may pass where a migration failed with `error`: one the server
+ * reported (node-postgres's DatabaseError carries its severity) of a RETRYABLE_CLASSES class, or
+ * one of the socket's own (EPIPE, ECONNRESET: the connection cut), however its code looks.
+ */
+export function isRetryableMigrationFailure(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  if (typeof severity !== 'string' || typeof code !== 'string') return true;
+  return RETRYABLE_CLASSES.has(code.slice(0, 2));
+}
+
 /** What a migration run tells its caller as it goes (start-up logs it). */
 export type MigrationEvent =
   | { kind: 'applying'; version: number; name: string }
@@ -183,7 +194,7 @@ export async function migrate(
             `schema migration ${version} (${name}) failed: ${(error as Error).message}`,
             {
               cause: error,
-              retryable: !/^[0-9A-Z]{5}$/.test(code) || RETRYABLE_CLASSES.has(code.slice(0, 2)),
+              retryable: isRetryableMigrationFailure(error),
             },
           );
         }

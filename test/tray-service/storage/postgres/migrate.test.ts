@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import {
+  isRetryableMigrationFailure,
   migrate,
   readMigrations,
   type MigrationEvent,
@@ -240,6 +241,22 @@ describe('storage/postgres migrate', () => {
   // The connection may end mid-migration: the server restarts, an administrator ends it, or the
   // pool's keepalive finds the server gone. Start-up must see a failed attempt (and try again),
   // not an uncaught 'error' event ending the process.
+  // A socket's own code is no SQLSTATE, whatever it looks like: EPIPE, a server restarting during a
+  // migration, read as the class "EP", stopped start-up for good.
+  it('tries again after a cut connection, whatever its code looks like, and not after what the server refuses', () => {
+    for (const code of ['EPIPE', 'ECONNRESET'])
+      expect(isRetryableMigrationFailure(Object.assign(new Error(`write ${code}`), { code })), code).to.equal(
+        true,
+      );
+    expect(isRetryableMigrationFailure(new Error('Connection terminated unexpectedly'))).to.equal(true);
+    const reported = (code: string) =>
+      Object.assign(new Error('from the server'), { code, severity: 'ERROR' });
+    expect(isRetryableMigrationFailure(reported('57P01')), 'admin shutdown').to.equal(true);
+    expect(isRetryableMigrationFailure(reported('53300')), 'too many connections').to.equal(true);
+    expect(isRetryableMigrationFailure(reported('42501')), 'insufficient privilege').to.equal(false);
+    expect(isRetryableMigrationFailure(reported('23502')), 'not null violation').to.equal(false);
+  });
+
   it('stops start-up at once when the role may not do what a migration does', async () => {
     const role = `migrator_${Date.now()}`;
     await pg.pool.query('CREATE TABLE owned (id integer); INSERT INTO owned VALUES (1)');
