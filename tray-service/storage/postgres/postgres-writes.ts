@@ -22,7 +22,7 @@ import { insertChanges, memberId, refoldMemberships, type Member } from './postg
 import { personalActionsInSpan } from './personal-actions.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 import {
-  restamped,
+  restampedOr,
   writtenAfterCommit,
   type MemberRange,
   type UnreturnedParts,
@@ -154,11 +154,12 @@ async function tellWritten(
     await context.onWritten(
       at === undefined
         ? batch
-        : await restamped(
+        : await restampedOr(
             pool,
             { userIds: batch.map((record) => record.userId), keys: batch.map((record) => record.key) },
             stamp,
             at,
+            async () => batch,
           ),
     );
   }
@@ -519,11 +520,11 @@ export function createPostgresWrites(
         await recordRemovalOutcome(client, eventKey, applied, context.now + retentionMs);
       return applied;
     });
-    await tellWritten(pool, context, written, []);
-    // Before the read-back, which can fail after the commit: a retry of the job finds nothing left
-    // to remove and tells nothing, and the removal log is all a resuming stream learns them from.
+    // The records it removed first: telling the others may read and write after the commit, which
+    // can fail, and a retry of the job finds nothing left to remove and tells nothing; the removal
+    // log is all a resuming stream learns them from.
     if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
-    await tellWritten(pool, context, [], unreturned);
+    await tellWritten(pool, context, written, unreturned);
   }
 
   /**

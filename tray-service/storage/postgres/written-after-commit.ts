@@ -5,7 +5,11 @@ import type { TrayVerb } from '../../domain/tray-record.ts';
 import { INBOX_COLUMNS, INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
 import { postHoldersSql } from './postgres-memberships.ts';
+import { inTransaction } from './in-transaction.ts';
 import { withRetry } from './with-retry.ts';
+
+/** lock_not_available: lock_timeout ran out. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Tries of one read-back statement, the waits doubling from READ_AGAIN_FIRST_MS (about 6 s in all). */
 const READ_TRIES = 6;
@@ -60,31 +64,92 @@ export interface UnreturnedParts {
   since: number;
 }
 
+/** (user, key) pairs of records, as two arrays for unnest. */
+export interface RecordPairs {
+  userIds: readonly string[];
+  keys: readonly string[];
+}
+
+/** How long stamping anew waits for a record another transaction holds: a mark holds it for milliseconds. */
+const RESTAMP_LOCK_WAIT_MS = 200;
+
+const RESTAMP = (locking: string) => `WITH free AS (
+     SELECT t.user_id, t.key FROM tray_records t
+     JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
+     WHERE t.changed_at >= $3 ORDER BY t.user_id, t.key FOR UPDATE OF t ${locking})
+   UPDATE tray_records t SET changed_at = GREATEST(t.changed_at + 1, $4)
+   FROM free WHERE t.user_id = free.user_id AND t.key = free.key
+   RETURNING ${INBOX_COLUMNS_OF_T}`;
+
+/** The records of the pairs changed at or after `since`, as readers now see them. */
+async function readPairs(pool: pg.Pool, pairs: RecordPairs, since: number): Promise<InboxRecord[]> {
+  // Pairs joined to the primary key, one index probe each (`= ANY` on both columns would probe
+  // every user with every key).
+  const rows = await readAgain<InboxRow>(
+    pool,
+    `SELECT ${INBOX_COLUMNS} FROM tray_records
+     JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
+     WHERE changed_at >= $3`,
+    [pairs.userIds, pairs.keys, since],
+  );
+  return rows.map(toInboxRecord);
+}
+
 /**
- * The records of the (user, key) pairs changed at or after `since`, stamped anew at `at` (their
- * changed_at alone, a millisecond past their own where `at` is not later), as readers now see
- * them: what a write tells later than a stream's settle window after its stamp (tellWritten). A
- * record another write holds is skipped, not waited for: that write stamps it when it lands and
- * tells it (a fan-out of the same group may hold its members' records for seconds).
+ * The records of the pairs changed at or after `since`, stamped anew at `at` (their changed_at
+ * alone, a millisecond past their own where `at` is not later), as readers now see them: what a
+ * write tells later than a stream's settle window after its stamp (tellWritten). Records another
+ * transaction holds are skipped at first, then waited for RESTAMP_LOCK_WAIT_MS (a mark's: it would
+ * announce only the mark, to a stream that never had the record); those held longer (a fan-out of
+ * the same group, which stamps and tells them itself when it lands) are read as they are.
  */
 export async function restamped(
   pool: pg.Pool,
-  pairs: { userIds: readonly string[]; keys: readonly string[] },
+  pairs: RecordPairs,
   since: number,
   at: number,
 ): Promise<InboxRecord[]> {
-  const rows = await readAgain<InboxRow>(
-    pool,
-    `WITH free AS (
-       SELECT t.user_id, t.key FROM tray_records t
-       JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
-       WHERE t.changed_at >= $3 FOR UPDATE OF t SKIP LOCKED)
-     UPDATE tray_records t SET changed_at = GREATEST(t.changed_at + 1, $4)
-     FROM free WHERE t.user_id = free.user_id AND t.key = free.key
-     RETURNING ${INBOX_COLUMNS_OF_T}`,
-    [pairs.userIds, pairs.keys, since, at],
-  );
-  return rows.map(toInboxRecord);
+  const free = (
+    await readAgain<InboxRow>(pool, RESTAMP('SKIP LOCKED'), [pairs.userIds, pairs.keys, since, at])
+  ).map(toInboxRecord);
+  const got = new Set(free.map((record) => `${record.userId}\u0000${record.key}`));
+  const left: { userIds: string[]; keys: string[] } = { userIds: [], keys: [] };
+  pairs.userIds.forEach((userId, index) => {
+    const key = pairs.keys[index] ?? '';
+    if (got.has(`${userId}\u0000${key}`)) return;
+    left.userIds.push(userId);
+    left.keys.push(key);
+  });
+  if (left.userIds.length === 0) return free;
+  try {
+    const waited = await inTransaction(pool, async (client) => {
+      await client.query(`SET LOCAL lock_timeout = ${RESTAMP_LOCK_WAIT_MS}`);
+      return (await client.query<InboxRow>(RESTAMP(''), [left.userIds, left.keys, since, at])).rows;
+    });
+    return [...free, ...waited.map(toInboxRecord)];
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+    return [...free, ...(await readPairs(pool, left, since))];
+  }
+}
+
+/**
+ * restamped, or `asIs` when stamping anew fails (its statement timed out behind a large write, say):
+ * the records are committed, and told as they are they reach the streams open now, where a failure
+ * would fail the job after its commit and its retry would tell nothing.
+ */
+export async function restampedOr(
+  pool: pg.Pool,
+  pairs: RecordPairs,
+  since: number,
+  at: number,
+  asIs: () => Promise<InboxRecord[]>,
+): Promise<InboxRecord[]> {
+  try {
+    return await restamped(pool, pairs, since, at);
+  } catch {
+    return asIs();
+  }
 }
 
 /**
@@ -115,22 +180,15 @@ export async function* writtenAfterCommit(
       );
       const users = found.map((row) => row.user_id);
       if (users.length === 0) break;
-      // Pairs joined to the primary key, one index probe each (`= ANY` on both columns would probe
-      // every user with every key).
-      const keys = users.map((userId) => recordKey(parts.verb, parts.targetId, userId));
+      const pairs = {
+        userIds: users,
+        keys: users.map((userId) => recordKey(parts.verb, parts.targetId, userId)),
+      };
       const at = stampAnew();
       const records =
         at === undefined
-          ? (
-              await readAgain<InboxRow>(
-                pool,
-                `SELECT ${INBOX_COLUMNS} FROM tray_records
-                 JOIN unnest($1::text[], $2::text[]) AS k (user_id, key) USING (user_id, key)
-                 WHERE changed_at >= $3`,
-                [users, keys, parts.since],
-              )
-            ).map(toInboxRecord)
-          : await restamped(pool, { userIds: users, keys }, parts.since, at);
+          ? await readPairs(pool, pairs, parts.since)
+          : await restampedOr(pool, pairs, parts.since, at, () => readPairs(pool, pairs, parts.since));
       if (records.length > 0) yield records;
       if (users.length < batch) break;
       after = users.at(-1) ?? null;

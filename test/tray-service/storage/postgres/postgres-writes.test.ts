@@ -495,6 +495,80 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       }
     });
 
+    // Stamping anew skips a record another transaction holds. A member's mark holds theirs for
+    // milliseconds and announces only the mark: skipped, the record would reach no stream that
+    // lacked it. Held briefly, it is waited for; held long, told as it is; and a restamp that
+    // fails (its statement timed out) tells the records as they are rather than failing the job
+    // after its commit, whose retry would tell nothing.
+    it('waits briefly for a record another transaction holds, and tells every record whatever stamping anew meets', async function () {
+      this.timeout(60_000);
+      const ids = Array.from({ length: 25 }, (_, n) => `w${String(n).padStart(2, '0')}`);
+      await memberships(ids.map((userId) => join('c-lock', userId, 0)));
+      const heldKey = recordKey('post', 'c-lock', 'w03');
+      let pauseCommit = false;
+      let committedAt = 0;
+      let lockFor = 0;
+      let failRestamps = false;
+      const hooked = aroundQueries(
+        aroundClientQueries(tray.pg.pool, async (text, run) => {
+          if (text !== 'COMMIT' || !pauseCommit) return run();
+          pauseCommit = false;
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 500));
+          const result = await run();
+          committedAt = Date.now();
+          return result;
+        }),
+        async (text, run) => {
+          if (typeof text !== 'string' || !text.includes('SKIP LOCKED')) return run();
+          if (failRestamps)
+            throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+          if (lockFor > 0) {
+            // Another transaction (a mark) holds w03's record as the restamp runs.
+            const holder = await tray.pg.pool.connect();
+            await holder.query('BEGIN');
+            await holder.query('SELECT 1 FROM tray_records WHERE user_id = $1 AND key = $2 FOR UPDATE', [
+              'w03',
+              heldKey,
+            ]);
+            const holdFor = lockFor;
+            lockFor = 0;
+            setTimeout(() => void holder.query('COMMIT').finally(() => holder.release()), holdFor);
+          }
+          return run();
+        },
+      );
+      const writes = createPostgresWrites(hooked, { membersPerFanOutStatement: 10, recordsHeld: 10 });
+      const lateFanOut = async (n: number) => {
+        pauseCommit = true;
+        tray.told.length = 0;
+        await writes.fanOutPosts('c-lock', [post('c-lock', 'w07', n)], {
+          ...tray.context(Date.now()),
+          clock: () => Date.now(),
+        });
+        const told = new Map(tray.told.map((record) => [record.userId, record]));
+        expect(told.size, `members told once each, fan-out ${n}`).to.equal(24);
+        expect(tray.told, `members told once each, fan-out ${n}`).to.have.lengthOf(24);
+        return told;
+      };
+
+      lockFor = 100;
+      const briefly = await lateFanOut(1);
+      for (const [userId, record] of briefly)
+        expect(record.changedAt, `${userId} stamped anew`).to.be.at.least(committedAt);
+
+      lockFor = 1_500;
+      const long = await lateFanOut(2);
+      expect(long.get('w03')?.changedAt, 'w03 told as it is').to.be.below(committedAt);
+      expect(long.get('w03')?.actorsCount).to.equal(1);
+      for (const [userId, record] of long)
+        if (userId !== 'w03') expect(record.changedAt, `${userId} stamped anew`).to.be.at.least(committedAt);
+
+      failRestamps = true;
+      const failing = await lateFanOut(3);
+      for (const [userId, record] of failing)
+        expect(record.changedAt, `${userId} told as written`).to.be.below(committedAt);
+    });
+
     // The records are committed before they are read back: a read that failed then (a lost
     // connection, a server restarting) failed the job, whose retry writes nothing new and so
     // tells nothing, and those members' streams missed the post.
