@@ -212,25 +212,34 @@ export async function casUpdateRecords(
       replaced.delete(next._id);
       expiredAt.delete(next._id);
     }
-    const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
+    const tell = async (records: readonly TrayRecordDoc[]) => {
+      if (options.onWritten && records.length > 0) await options.onWritten(records, replaced);
+    };
+    await tell([...landed, ...inserts.filter((doc) => !lost.has(doc._id))]);
     const wonUpdates = updates.filter(({ before }) => won.has(before._id));
-    try {
-      for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
-        const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
-        // Shared with the concurrent jobs' record writes: one bulk for many comments.
-        const matched = await bulkWriteCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, chunk.map(updateOperation));
-        // An update that missed its filter does not say which record: re-read every key of the chunk
-        // (the next round recognises the ones that did land by their version and changedAt).
-        if (!matched) for (const { before } of chunk) retry.add(before._id);
-        else {
-          written += chunk.length;
-          confirmed.push(...chunk.map(({ next }) => next));
-        }
+    for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
+      // Each bulk stamped when it is sent and told once it is stored: a round of a whole group
+      // (a post deleted in a community of 100,000: a hundred bulks) stamped once would be told
+      // past a live stream's settle window (domain/settle-window.ts). The claims leave the clock
+      // out, and the next round recognises the state as written.
+      const at = now();
+      const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK).map(({ before, next }) => {
+        if (options.stampChangedAt === false) return { before, next };
+        const stamped = { ...next, changedAt: nextChangedAt(before.changedAt, Math.max(at, changedAt)) };
+        attempted.set(before._id, stamped);
+        return { before, next: stamped };
+      });
+      // Shared with the concurrent jobs' record writes: one bulk for many comments.
+      const matched = await bulkWriteCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, chunk.map(updateOperation));
+      // An update that missed its filter does not say which record: re-read every key of the chunk
+      // (the next round recognises the ones that did land by their version and changedAt).
+      if (!matched) for (const { before } of chunk) retry.add(before._id);
+      else {
+        written += chunk.length;
+        // Told as each bulk lands; a bulk that fails after them leaves them told (a mark's
+        // PartialWriteError names what the bulks before it wrote).
+        await tell(chunk.map(({ next }) => next));
       }
-    } finally {
-      // Also when a bulk failed: what the bulks before it wrote is stored, and the caller's report
-      // of a write that failed part-way (a mark's PartialWriteError) must name it.
-      if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed, replaced);
     }
     pending = [...retry];
     readAt = new Map(pending.map((key) => [key, current.get(key)?.version]));

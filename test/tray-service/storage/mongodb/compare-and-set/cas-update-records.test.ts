@@ -389,4 +389,41 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     expect(stored).to.have.lengthOf(UPDATES_PER_BULK);
     expect(told.map((doc) => doc._id).sort()).to.deep.equal(stored.map((doc) => doc._id).sort());
   });
+
+  // A round of a whole group (a post deleted in a community of 100,000: a hundred bulks) took its
+  // clock once and told everything after the last bulk: the first bulks' records reached live
+  // streams seconds past their stamp, beyond a stream's settle window (domain/settle-window.ts),
+  // and a stream that delivered a later change meanwhile and reconnected never got them.
+  it('stamps each bulk when it sends it and tells it once it is stored', async function () {
+    this.timeout(60_000);
+    const many = Array.from({ length: 2 * UPDATES_PER_BULK + 5 }, (_, n) =>
+      aTrayRecord({ userId: 'u-stamps', targetId: `p-stamp-${n}`, hasRead: false }),
+    );
+    await records().insertMany(many);
+    // The writer's clock moves 10 s at every reading: as if each bulk took that long.
+    let clock = 2_000_000;
+    const tellings: { at: number; stamps: number[] }[] = [];
+    await casUpdateRecords(
+      mongo.db,
+      many.map((record) => record._id),
+      oneMoreActor,
+      {
+        owner: 'stamps',
+        now: () => (clock += 10_000),
+        onWritten: async (docs) =>
+          void tellings.push({ at: clock, stamps: docs.map((doc) => doc.changedAt ?? 0) }),
+      },
+    );
+    expect(tellings.map((telling) => telling.stamps.length)).to.deep.equal([
+      UPDATES_PER_BULK,
+      UPDATES_PER_BULK,
+      5,
+    ]);
+    for (const { at, stamps } of tellings)
+      for (const stamp of stamps) expect(at - stamp, 'told within the bulk it was stamped for').to.equal(0);
+    const stored = await records().find({ userId: 'u-stamps' }).toArray();
+    const told = new Map(tellings.flatMap(({ stamps }, index) => stamps.map((stamp) => [stamp, index])));
+    expect(told.size, 'a stamp per bulk').to.equal(3);
+    expect(new Set(stored.map((doc) => doc.changedAt)).size).to.equal(3);
+  });
 });
