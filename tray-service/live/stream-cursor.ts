@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { compareCodePoints } from '../domain/code-point-order.ts';
 
-// The settle window: a domain fact, since every writer must announce within it (domain/settle-window.ts).
+// The settle window is a domain fact: every writer must announce within it.
 import { SETTLE_MS } from '../domain/settle-window.ts';
-export { SETTLE_MS };
 
 /**
  * How far ahead of this process's clock a cursor's time may be: its `at` is a change's time,

@@ -22,16 +22,8 @@ import { shardOf } from './change-channels.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import type { LostChanges } from './lost-changes.ts';
 import type { RemovalLog } from './removal-log.ts';
-import {
-  CLEARED_ID,
-  copyCursor,
-  hasSeen,
-  mayOwe,
-  passed,
-  passThrough,
-  QUIET_MS,
-  SETTLE_MS,
-} from './stream-cursor.ts';
+import { CLEARED_ID, copyCursor, hasSeen, mayOwe, passed, passThrough, QUIET_MS } from './stream-cursor.ts';
+import { SETTLE_MS } from '../domain/settle-window.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { renewLeases } from './renew-leases.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';

@@ -15,9 +15,9 @@ import {
   markSeen,
   passed,
   seenVersion,
-  SETTLE_MS,
   type StreamCursor,
 } from './stream-cursor.ts';
+import { SETTLE_MS } from '../domain/settle-window.ts';
 
 /** One stream to open: who, in which locale, and where a reconnect resumes. */
 export interface OpenStream {

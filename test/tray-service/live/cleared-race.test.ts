@@ -4,7 +4,7 @@ import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { deleteAll } from '../../../tray-service/use-cases/delete-all.ts';
 import type { TrayChanges } from '../../../tray-service/use-cases/tray-changes.ts';
-import { SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
+import { SETTLE_MS } from '../../../tray-service/domain/settle-window.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray, type LiveHarness } from './support/live-harness.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout } from 'node:timers/promises';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
-import { SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
+import { SETTLE_MS } from '../../../tray-service/domain/settle-window.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
 import { markedWhileAway } from './support/marked-while-away.ts';

@@ -4,7 +4,8 @@ import { createRedis, type RedisClient } from '../../../shared/redis/create-redi
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import { createLostChanges } from '../../../tray-service/live/lost-changes.ts';
-import { encodeStreamCursor, freshCursor, SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
+import { encodeStreamCursor, freshCursor } from '../../../tray-service/live/stream-cursor.ts';
+import { SETTLE_MS } from '../../../tray-service/domain/settle-window.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
+import { SETTLE_MS } from '../../../tray-service/domain/settle-window.ts';
 import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';

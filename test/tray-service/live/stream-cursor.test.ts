@@ -19,8 +19,8 @@ import {
   mayOwe,
   MAX_SEEN,
   QUIET_MS,
-  SETTLE_MS,
 } from '../../../tray-service/live/stream-cursor.ts';
+import { SETTLE_MS } from '../../../tray-service/domain/settle-window.ts';
 import { streamHeaders, streamQuery } from '../../../tray-service/http/api-schema/stream-schemas.ts';
 
 const T = 1_790_000_000_000;

@@ -4,6 +4,7 @@ import { setTimeout } from 'node:timers/promises';
 import type pg from 'pg';
 import { SchemaBehindError } from '../schema-behind-error.ts';
 import { SchemaUpgradeError } from '../schema-upgrade-error.ts';
+import { isPostgresUnavailable } from './postgres-unavailable.ts';
 import { withPooledClient } from './with-pooled-client.ts';
 
 /** The schema's versions: numbered SQL files, applied in order, each once. */
@@ -46,24 +47,12 @@ const LOCK_NOT_AVAILABLE = '55P03';
 const ROLLED_BACK_FOR_OTHERS = new Set(['40P01', '40001']);
 
 /**
- * SQLSTATE classes of a migration's failure that another start-up attempt may not meet: the
- * connection lost (08), the server short of resources (53: too many connections, out of disk),
- * shutting down or cancelling (57), a system error (58), a transaction rolled back (40). A failure
- * without a SQLSTATE is the socket's (ECONNRESET, ended by the server). Any other is the
- * statement's own (42: a privilege, 23: a constraint, 22: the data), met again on every try.
+ * Whether another start-up attempt may pass where a migration failed with `error`: PostgreSQL
+ * could not serve it now (the connection cut, EPIPE included; the server starting, shutting down
+ * or full), as the adapter reads every failure. Any other is the statement's own (a privilege the
+ * role lacks, a constraint the data breaks), met again on every try.
  */
-const RETRYABLE_CLASSES = new Set(['08', '53', '57', '58', '40']);
-
-/**
- * Whether another start-up attempt may pass where a migration failed with `error`: one the server
- * reported (node-postgres's DatabaseError carries its severity) of a RETRYABLE_CLASSES class, or
- * one of the socket's own (EPIPE, ECONNRESET: the connection cut), however its code looks.
- */
-export function isRetryableMigrationFailure(error: unknown): boolean {
-  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
-  if (typeof severity !== 'string' || typeof code !== 'string') return true;
-  return RETRYABLE_CLASSES.has(code.slice(0, 2));
-}
+export const isRetryableMigrationFailure = (error: unknown): boolean => isPostgresUnavailable(error);
 
 /** What a migration run tells its caller as it goes (start-up logs it). */
 export type MigrationEvent =
