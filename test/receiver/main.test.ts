@@ -294,6 +294,10 @@ describe('receiver/main.ts', function () {
         expect(platform.stdout.trim()).to.equal('200 {}');
         const standard = await send(standardFile, ['--scheme', 'standard-webhooks'], standardSecret);
         expect(standard.stdout.trim()).to.equal('200 {}');
+        // The sample docs/receiver.md sends to such a webhook.
+        const sample = join(repoRoot, 'examples/events/standard-webhooks.json');
+        const sampled = await send(sample, ['--scheme', 'standard-webhooks'], standardSecret);
+        expect(sampled.stdout.trim(), sampled.stderr).to.equal('200 {}');
         const stale = String(Math.floor(Date.now() / 1000) - 121);
         const refused = await send(
           standardFile,
