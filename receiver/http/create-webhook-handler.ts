@@ -1,7 +1,6 @@
 import { targetPath } from './webhook-path-matcher.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
-import { withTimeout } from '../../shared/time/with-timeout.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { requestIdOf } from '../../shared/http/request-id.ts';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
@@ -61,16 +60,20 @@ const ENQUEUE_BOUND_MS = 1_100;
 /** At most one warn line per refusal reason in this time. */
 const REFUSAL_LOG_EVERY_MS = 60_000;
 
-/** `write`'s outcome, or 'late' once `deadline` (a performance.now() time) has passed. */
-async function beforeDeadline(write: Promise<void>, deadline: number): Promise<'stored' | 'late'> {
+/**
+ * `work`'s outcome (its failure thrown), or 'late' once `deadline` (a performance.now() time) has
+ * passed and `work` still runs.
+ */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | 'late'> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), Math.max(0, deadline - performance.now()));
   });
-  // A write that fails after the deadline was answered already; the spool's readiness reports it.
-  write.catch(() => undefined);
+  // Work that fails after the deadline was answered already: a spool write's failure is its
+  // readiness's to report, an enqueue's is the drainer's duplicate-or-queued.
+  work.catch(() => undefined);
   try {
-    return await Promise.race([write.then(() => 'stored' as const), late]);
+    return await Promise.race([work, late]);
   } finally {
     clearTimeout(timer);
   }
@@ -205,7 +208,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       });
       const enqueueStarted = performance.now();
       let outcome: EnqueueOutcome | undefined;
-      let tried = false;
+      // Whether the enqueue ran to its own end: one given up for the answer's time, or not tried,
+      // says nothing of Redis.
+      let settled = false;
       try {
         // A body that took long to arrive leaves the enqueue only what is left of the answer's
         // time: with its whole budget, a Redis that hangs had the spool write start past the
@@ -214,23 +219,27 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         // With no time left at all, the event goes to the spool untried (and nothing is logged).
         const left = started + SPOOL_DEADLINE_MS - SPOOL_SHARE_MS - enqueueStarted;
         if (left > 0) {
-          tried = true;
-          outcome =
+          const enqueued =
             left >= enqueueBoundMs
               ? await deps.enqueue(job)
-              : await withTimeout(deps.enqueue(job), left, 'no time left for the enqueue');
-          enqueueFailing = false;
-          // A run of spool refusals ends when Redis takes events again too: the next one is logged.
-          spoolRefusing = false;
+              : await beforeDeadline(deps.enqueue(job), enqueueStarted + left);
+          if (enqueued !== 'late') {
+            settled = true;
+            outcome = enqueued;
+            enqueueFailing = false;
+            // A run of spool refusals ends when Redis takes events again too: the next one is logged.
+            spoolRefusing = false;
+          }
         }
       } catch (error) {
+        settled = true;
         if (!enqueueFailing)
           logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');
         enqueueFailing = true;
       }
-      // An enqueue not tried (no time left) is no enqueue that failed: counted, it would read as
-      // Redis failing whenever a sender is slow.
-      if (tried) enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
+      // An enqueue not tried or cut short (no time left) is no enqueue that failed: counted, it
+      // would read as Redis failing whenever a sender is slow.
+      if (settled) enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
       if (outcome === 'duplicate') {
         droppedDuplicate.inc();
         return ok(res, started);

@@ -4,6 +4,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import request from 'supertest';
 import { dedupeKey } from '../../receiver/dedupe-key.ts';
 import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
@@ -270,6 +271,42 @@ describe('receiver while Redis is down', function () {
         expect(status).to.equal(200);
         expect(await enqueues()).to.equal(before);
       } finally {
+        server.close();
+      }
+      await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');
+      expect(await consumeAll(redis.url, prefix, 1)).to.deep.equal([dedupeKey(Buffer.from(body))]);
+    });
+  });
+
+  // A late body leaves the enqueue less than its own bounds: an enqueue cut short by that, Redis
+  // answering within its bounds, was logged and counted as a failed enqueue (Redis read as failing).
+  describe('when a late body leaves the enqueue less time than a healthy Redis takes', () => {
+    it('spools the event and logs or counts no failed enqueue; the event is queued once', async () => {
+      const prefix = useQueuePrefix();
+      const logLines: string[] = [];
+      const receiver = await start(prefix, join(dir, 'spool'), { logLines });
+      const server = createServer(receiver.app).listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const body = channelDidCreate('late-and-slow');
+      const failed = async () =>
+        metricSum(
+          (await request(receiver.app).get('/metrics').expect(200)).text,
+          'webhook_enqueue_duration_seconds_count',
+          'outcome="failed"',
+        );
+      const pauser = new Redis(redis.url);
+      try {
+        const before = await failed();
+        // The body comes 950 ms after the headers: the enqueue is left about 50 ms of the answer's
+        // time. Redis stops answering for 400 ms just before: slow, well within the enqueue's bounds.
+        const status = postLate(server, body, 950);
+        await new Promise((resolve) => setTimeout(resolve, 900));
+        await pauser.call('CLIENT', 'PAUSE', '400');
+        expect(await status).to.equal(200);
+        expect(await failed()).to.equal(before);
+        expect(logLines.join('\n')).not.to.include('enqueue failed');
+      } finally {
+        pauser.disconnect();
         server.close();
       }
       await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');
