@@ -86,7 +86,10 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
         "could not take over a stopped receiver's spool folder; its events stay on disk, tried again at every check",
       ),
   });
-  if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
+  // Counted while the receiver already listens: a long outage's spool takes seconds to read.
+  void spool.counted.then((depth) => {
+    if (depth > 0) logger.info({ depth }, 'spool holds events from an earlier run');
+  });
   const target = {
     queue: queue.queue,
     redis: queue.client,

@@ -6,6 +6,7 @@ import {
   ifGone,
   listSegments,
   probeWrite,
+  type SegmentFile,
   readSegment,
   segmentName,
   segmentPath,
@@ -40,6 +41,12 @@ export interface Spool {
    * has read the segment: some of them may have reached the disk, and the drain hands those over.
    */
   depth(): number;
+  /**
+   * Resolves, with how many events they held, once the segments found at open are counted. Until
+   * then each of those counts as one event: reading a long outage's spool (seconds a gigabyte)
+   * before the receiver listens would refuse every delivery meanwhile.
+   */
+  readonly counted: Promise<number>;
   /**
    * Entries under SPOOL_DIR that opening the spool left alone because this process's user did
    * not write them (SpoolOptions.onForeignEntry): nonzero means someone else writes there.
@@ -204,14 +211,29 @@ async function openInstance(
    * counted, outside the appends' turn; a drain that reads one first sets the real count.
    */
   const estimated = new Set<number>();
+  // One event each until counted (countEstimated), as segments taken over later are.
   for (const segment of existing) {
-    // One that cannot be read (an I/O error) counts as one event, as one taken over later does: the
-    // drainer visits it and says so, and the others drain. Refused here, it ended this start and
-    // every later one on the folder, with all of their acknowledged events still spooled.
-    const lines = await readSegment(segmentPath(dir, segment.name)).then(linesToDrain, () => 1);
-    counted.set(segment.seq, lines);
-    depth += lines;
+    counted.set(segment.seq, 1);
+    estimated.add(segment.seq);
+    depth += 1;
   }
+  /**
+   * Reads each of `segments` counted as one event and sets its real count, unless a drain read it
+   * first. One that cannot be read (an I/O error) stays one event: the drainer visits it and says
+   * so, and the others drain (refused at open, it ended this start and every later one on the
+   * folder, with all of their acknowledged events still spooled). Returns the events read.
+   */
+  const countEstimated = async (segments: readonly SegmentFile[]) => {
+    let read = 0;
+    for (const segment of segments) {
+      const lines = await readSegment(segmentPath(dir, segment.name)).then(linesToDrain, () => 1);
+      read += lines;
+      if (!estimated.delete(segment.seq)) continue;
+      depth += lines - (counted.get(segment.seq) ?? 0);
+      counted.set(segment.seq, lines);
+    }
+    return read;
+  };
   let nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
   let active: { handle: FileHandle; seq: number; bytes: number } | undefined;
   /** Lines already handled per segment, so a drain resumed after an error skips them. */
@@ -481,8 +503,11 @@ async function openInstance(
   let closed = false;
   const keeper = setInterval(() => void owner.ensure().catch(() => undefined), OWNER_CHECK_MS);
   keeper.unref();
+  // Never rejects: a segment that cannot be read stays counted as one event.
+  const countedAtOpen = countEstimated(existing);
   return {
     dir,
+    counted: countedAtOpen,
     append(job) {
       if (closed) return Promise.reject(new SpoolClosedError());
       const line = `${job.json}\n`;
@@ -564,21 +589,14 @@ async function openInstance(
         }
         return { taken: moved, failure: outcome };
       });
-      let adopted = 0;
-      for (const segment of taken) {
-        // Unreadable now, it stays counted as one event: the drainer visits it, and its drain counts it.
-        const lines = await readSegment(segmentPath(dir, segment.name)).then(linesToDrain, () => 1);
-        adopted += lines;
-        if (!estimated.delete(segment.seq)) continue;
-        depth += lines - (counted.get(segment.seq) ?? 0);
-        counted.set(segment.seq, lines);
-      }
+      const adopted = await countEstimated(taken);
       if (failure.status === 'rejected') throw failure.reason;
       return adopted;
     },
     async close() {
       closed = true;
       clearInterval(keeper);
+      await countedAtOpen;
       await draining?.catch(() => undefined);
       await exclusive(closeActive);
       // A last try, so the next start does not replay them.

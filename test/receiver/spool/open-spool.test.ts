@@ -61,6 +61,7 @@ describe('the spool', () => {
       await first.close();
 
       const second = await openSpool(dir);
+      expect(await second.counted).to.equal(50);
       expect(second.depth()).to.equal(50);
       const seen: string[] = [];
       expect(await second.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(50);
@@ -145,6 +146,7 @@ describe('the spool', () => {
         await exited;
 
         const next = await openSpool(dir);
+        expect(await next.counted).to.equal(6);
         expect(next.depth()).to.equal(6);
         const queued: string[] = [];
         await next.drain(async (event) => void queued.push(event.dedupeKey));
@@ -395,7 +397,7 @@ describe('the spool', () => {
         unlock();
       }
       const next = await openSpool(dir);
-      expect(next.depth(), 'the killed receiver’s events, taken at start').to.equal(3);
+      expect(await next.counted, 'the killed receiver’s events, taken at start').to.equal(3);
       await next.close();
     });
   });
@@ -406,12 +408,34 @@ describe('the spool', () => {
       appendFileSync(join(dir, 'segment-000000000007.ndjson'), lines(0));
       appendFileSync(join(dir, 'segment-000000000008.ndjson'), lines(2));
       const spool = await openSpool(dir);
+      expect(await spool.counted).to.equal(4);
       expect(spool.depth()).to.equal(4);
       const seen: string[] = [];
       await spool.drain(async (event) => void seen.push(event.dedupeKey));
       expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3']);
       await spool.close();
       expect(readdirSync(dir)).to.deep.equal([]);
+    });
+  });
+
+  // A restart during a long Redis outage finds gigabytes spooled: the receiver listens once the
+  // spool is open, and reading every segment first kept it off the network for seconds a gigabyte.
+  describe('opened over segments that take long to read', () => {
+    it('opens before reading them, each counted as one event until it is read', async () => {
+      const lines = (from: number, count: number) =>
+        Array.from({ length: count }, (_, n) => `${job(from + n).json}\n`).join('');
+      appendFileSync(join(dir, 'segment-000000000001.ndjson'), lines(0, 2));
+      appendFileSync(join(dir, 'segment-000000000002.ndjson'), lines(2, 3));
+      const spool = await openSpool(dir);
+      // No read of a file can have ended before this line runs: the count is the stand-in's.
+      expect(spool.depth(), 'before they are read').to.equal(2);
+      expect(await spool.counted).to.equal(5);
+      expect(spool.depth()).to.equal(5);
+      const seen: string[] = [];
+      await spool.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3', 'key-4']);
+      expect(spool.depth()).to.equal(0);
+      await spool.close();
     });
   });
 
