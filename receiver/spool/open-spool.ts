@@ -596,7 +596,6 @@ async function openInstance(
     async close() {
       closed = true;
       clearInterval(keeper);
-      await countedAtOpen;
       await draining?.catch(() => undefined);
       await exclusive(closeActive);
       // A last try, so the next start does not replay them.
