@@ -6,6 +6,7 @@ import {
   INBOX_OR_AWAY,
   MARKED_FROM,
   markedAsRead,
+  markedChangedAt,
   withChangedBefore,
   type ChangedBeforeRow,
 } from './marked-row.ts';
@@ -148,7 +149,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       return withRetry(async () =>
         (
           await pool.query<InboxRow & ChangedBeforeRow>(
-            `${read} UPDATE tray_records SET ${set}, changed_at = GREATEST(changed_at + 1, $2)
+            `${read} UPDATE tray_records SET ${set}, changed_at = ${markedChangedAt('$2')}
              FROM (${from}) AS b
              WHERE user_id = $1 AND key = b.marked AND ${changes} AND expires_at > $2
              RETURNING ${INBOX_COLUMNS}, b.changed_before`,

@@ -7,6 +7,7 @@ import {
   INBOX_OR_AWAY,
   MARKED_FROM,
   markedAsRead,
+  markedChangedAt,
   withChangedBefore,
   type ChangedBeforeRow,
 } from './marked-row.ts';
@@ -90,7 +91,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       // Only the read and seen flags and changedAt: a worker writing the same record at once keeps
       // its actors.
       const changed = await marked(
-        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $3)
+        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = ${markedChangedAt('$3')}
          FROM (${MARKED_FROM} AND key = $2 AND expires_at > $3 AND NOT (has_read AND is_seen) FOR UPDATE) AS b
          WHERE user_id = $1 AND key = b.marked
          RETURNING ${RECORD_COLUMNS}, b.changed_before`,
@@ -112,7 +113,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       withRetry(() =>
         marked(
           `${unread.read} UPDATE tray_records SET has_read = true, is_seen = true,
-             changed_at = GREATEST(changed_at + 1, $2)
+             changed_at = ${markedChangedAt('$2')}
            FROM (${unread.from}) AS b
            WHERE user_id = $1 AND key = b.marked AND NOT has_read AND expires_at > $2
            RETURNING ${RECORD_COLUMNS}, b.changed_before`,

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { createPostgresLatestTimes } from '../../../../tray-service/storage/postgres/postgres-latest-times.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
+import { createPostgresInbox } from '../../../../tray-service/storage/postgres/postgres-inbox.ts';
 import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
 import { at, comment, NOW, useTray } from './tray-fixture.ts';
 import { waitFor } from '../../../support/wait-for.ts';
@@ -92,6 +93,52 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
         writer.release();
       }
       expect(await tray.records.countUnread('u-ana', 0, NOW + 5)).to.equal(0);
+    });
+
+    // A live stream counts a change stamped SETTLE_MS before the newest it delivered as delivered:
+    // a mark stamped when asked but committed after seconds behind a fan-out's locks was lost to it.
+    it('stamps the records a mark waited for with the time it wrote them, past the time it was given', async () => {
+      await personal([comment('p-1', 'u-cid', 1), comment('p-2', 'u-cid', 2)]);
+      const [, second] = (await tray.records.pageAfter('u-ana', undefined, 10, NOW)).records.map(
+        (record) => record.key,
+      );
+      const writer = await tray.pg.pool.connect();
+      const waitMs = 2_500;
+      try {
+        await writer.query('BEGIN');
+        await writer.query("SELECT 1 FROM tray_records WHERE user_id = 'u-ana' AND key = $1 FOR UPDATE", [
+          second,
+        ]);
+        const marking = tray.records.markAllRead('u-ana', NOW + 5);
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        await writer.query('COMMIT');
+        const stamps = (await marking).map((record) => record.changedAt - (NOW + 5));
+        expect(stamps).to.have.lengthOf(2);
+        // Each by the statement's own clock: what it waited beyond a second, give or take.
+        for (const late of stamps) expect(late).to.be.within(waitMs - 1_000 - 200, waitMs - 1_000 + 2_000);
+        // The inbox's marks alike.
+        await writer.query('BEGIN');
+        await writer.query("SELECT 1 FROM tray_records WHERE user_id = 'u-ana' AND key = $1 FOR UPDATE", [
+          second,
+        ]);
+        const seeing = createPostgresInbox(tray.pg.pool).mark(
+          'u-ana',
+          { kind: 'archive', ids: 'all' },
+          NOW + 1e5,
+        );
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        await writer.query('COMMIT');
+        const archived = (await seeing).map((record) => record.changedAt - (NOW + 1e5));
+        expect(archived).to.have.lengthOf(2);
+        for (const late of archived) expect(late).to.be.within(waitMs - 1_000 - 200, waitMs - 1_000 + 2_000);
+      } finally {
+        await writer.query('ROLLBACK').catch(() => undefined);
+        writer.release();
+      }
+      // A mark that waits for nothing keeps the time it was given.
+      await personal([comment('p-3', 'u-cid', 3)], NOW + 10);
+      const { changed } = await tray.records.markRead('u-ana', 'comment', 'p-3', NOW + 20);
+      expect(changed.map((record) => record.changedAt)).to.deep.equal([NOW + 20]);
     });
 
     it('counts unread records whose unreadAt is after the last-read time, without those marked read', async () => {
