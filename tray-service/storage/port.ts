@@ -85,6 +85,16 @@ export interface HistoryPage {
  */
 export type MarkedRecord<R extends TrayRecord = TrayRecord> = R & { changedBefore: number };
 
+/**
+ * Told part of a mark's changes as soon as they are stored, by an adapter that writes a large mark
+ * in parts: each part reaches live streams within their settle window of its stamp, where told at
+ * the end of a mark of thousands it would come past it. The mark still returns every record it
+ * changed, those told included (the same objects).
+ */
+export type TellMarked<R extends TrayRecord = TrayRecord> = (
+  part: readonly MarkedRecord<R>[],
+) => Promise<void>;
+
 /** A user's tray as the tray API and the live tray read and mark it. */
 export interface TrayRecordsPort {
   /**
@@ -117,8 +127,8 @@ export interface TrayRecordsPort {
     targetId: string,
     now: number,
   ): Promise<{ found: boolean; changed: MarkedRecord[] }>;
-  /** Marks every unread record read; returns those it changed. */
-  markAllRead(userId: string, now: number): Promise<MarkedRecord[]>;
+  /** Marks every unread record read; returns those it changed (some may be told first: TellMarked). */
+  markAllRead(userId: string, now: number, tell?: TellMarked): Promise<MarkedRecord[]>;
   /** Deletes the user's whole tray; returns how many records went. */
   deleteAll(userId: string): Promise<number>;
   /**
@@ -477,8 +487,16 @@ export interface InboxPort {
   countInboxes(userIds: readonly string[], now: number): Promise<Map<string, InboxCountPair>>;
   /** Unexpired records of `view` (a history page's `totalPages`). */
   countView(userId: string, view: InboxView, now: number): Promise<number>;
-  /** Applies the mark at `now`; returns the records it changed (their count is `updated`). */
-  mark(userId: string, mark: InboxMark, now: number): Promise<MarkedRecord<InboxRecord>[]>;
+  /**
+   * Applies the mark at `now`; returns the records it changed (their count is `updated`), some of
+   * which may be told first (TellMarked).
+   */
+  mark(
+    userId: string,
+    mark: InboxMark,
+    now: number,
+    tell?: TellMarked<InboxRecord>,
+  ): Promise<MarkedRecord<InboxRecord>[]>;
   /**
    * v2/last-read at `now` sees the records it stops counting as unread (domain/seen-mark.ts
    * seenByLastRead); like the last-read time, no change for streams. Returns how many.

@@ -1,4 +1,4 @@
-import type { TrayStorage } from '../storage/port.ts';
+import type { MarkedRecord, TrayStorage } from '../storage/port.ts';
 import { writeAndAnnounce } from './write-and-announce.ts';
 import type { TrayChanges } from './tray-changes.ts';
 
@@ -9,8 +9,8 @@ export async function markAll(
   userId: string,
   now: number,
 ): Promise<number> {
-  const changed = await writeAndAnnounce(
-    () => storage.records.markAllRead(userId, now),
+  const changed = await writeAndAnnounce<MarkedRecord>(
+    (tell) => storage.records.markAllRead(userId, now, tell),
     async (marked) => changes?.markedRead(marked),
   );
   return changed.length;

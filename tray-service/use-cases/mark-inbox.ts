@@ -1,6 +1,7 @@
 import { InvalidUntilError } from '../domain/invalid-until-error.ts';
 import { snoozeUntilProblem } from '../domain/snooze-mark.ts';
-import type { InboxMark, TrayStorage } from '../storage/port.ts';
+import type { InboxRecord } from '../domain/inbox-record.ts';
+import type { InboxMark, MarkedRecord, TrayStorage } from '../storage/port.ts';
 import { writeAndAnnounce } from './write-and-announce.ts';
 import { requireInbox } from './require-inbox.ts';
 import type { TrayChanges } from './tray-changes.ts';
@@ -31,8 +32,8 @@ export async function markInbox(
   const inbox = requireInbox(storage);
   // Every id named no record the caller could have (the schema leaves those out): nothing to ask.
   if (mark.ids !== 'all' && mark.ids.length === 0) return 0;
-  const changed = await writeAndAnnounce(
-    () => inbox.mark(request.userId, mark, now),
+  const changed = await writeAndAnnounce<MarkedRecord<InboxRecord>>(
+    (tell) => inbox.mark(request.userId, mark, now, tell),
     async (marked) => changes?.inboxMarked(mark, marked),
   );
   return changed.length;

@@ -2,26 +2,35 @@ import { PartialWriteError } from '../storage/port.ts';
 
 /**
  * Runs a write of several records, announces what it changed to the user's open streams, and
- * answers it. When the write fails part-way (PartialWriteError), the records it did change are
- * announced all the same, so the streams do not go on showing them as they were, and the call then
- * fails with the write's own failure (the client's retry changes the rest; each mark is
+ * answers it. The write may tell parts as they are stored (`tell`: a large mark in parts, each
+ * within a live stream's settle window of its stamp); what it changed and did not tell is announced
+ * once it returns. When the write fails part-way (PartialWriteError), the records it did change
+ * are announced all the same, so the streams do not go on showing them as they were, and the call
+ * then fails with the write's own failure (the client's retry changes the rest; each mark is
  * idempotent). Nothing changed: nothing announced.
  */
-export async function writeAndAnnounce<T>(
-  write: () => Promise<T[]>,
+export async function writeAndAnnounce<T extends object>(
+  write: (tell: (part: readonly T[]) => Promise<void>) => Promise<T[]>,
   announce: (changed: readonly T[]) => Promise<void>,
 ): Promise<T[]> {
+  const told = new Set<T>();
+  // The announcement is the streams' only news of these records; its own failure is the
+  // publisher's to record (lost changes), never the call's, which has changed them already.
+  const tell = async (part: readonly T[]) => {
+    for (const record of part) told.add(record);
+    if (part.length > 0) await announce(part).catch(() => undefined);
+  };
+  const untold = (changed: readonly T[]) => changed.filter((record) => !told.has(record));
   let changed: T[];
   try {
-    changed = await write();
+    changed = await write(tell);
   } catch (error) {
     if (!(error instanceof PartialWriteError)) throw error;
-    const partial = error.changed as readonly T[];
-    // The announcement is the streams' only news of these records; its own failure is the
-    // publisher's to record (lost changes), never the call's.
+    const partial = untold(error.changed as readonly T[]);
     if (partial.length > 0) await announce(partial).catch(() => undefined);
     throw error.cause;
   }
-  if (changed.length > 0) await announce(changed);
+  const rest = untold(changed);
+  if (rest.length > 0) await announce(rest);
   return changed;
 }

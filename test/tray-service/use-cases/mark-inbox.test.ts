@@ -116,7 +116,9 @@ describe('markInbox, markAll and markLastRead on MongoDB, failing part-way', fun
     const stored = await db.collection<TrayRecordDoc>(TRAY_RECORDS).find({ userId, hasRead: true }).toArray();
     const announcedIds = readChanges.flat().map((record) => record.targetId);
     expect(stored.length, 'records marked read').to.equal(1_001);
+    // Each once: the first batch as it was stored, the failed one's changes with the failure.
     expect(announcedIds.sort()).to.deep.equal(stored.map((record) => record.targetId).sort());
+    expect(readChanges, 'announcements').to.have.lengthOf(2);
   });
 
   // v2/last-read's seen mark announces nothing, so a part-way failure is its cause: a busy

@@ -8,6 +8,7 @@ import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
 import { leaveMadeUnread } from '../records/leave-made-unread.ts';
 import { markInBatches } from '../records/mark-in-batches.ts';
+import { markClock } from '../records/mark-clock.ts';
 import { writeMarked } from '../records/write-marked.ts';
 import { recordBox, viewBox } from '../collections/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
@@ -40,13 +41,13 @@ export function createMongoInbox(db: Db): InboxPort {
         record.userId === userId && ids.includes(encodeRecordKey(record)) && record.expiresAt.getTime() > now,
     );
 
-  /** Writes `compute` over `found` at `now`; returns the records this call changed. */
+  /** Writes `compute` over `found`, stamped by `clock`; returns the records this call changed. */
   const write = (
     found: readonly TrayRecordDoc[],
     compute: ComputeRecord,
-    now: number,
+    clock: () => number,
     stampChangedAt = true,
-  ) => writeMarked(db, found, compute, now, toInboxRecord, stampChangedAt);
+  ) => writeMarked(db, found, compute, clock, toInboxRecord, stampChangedAt);
 
   // A record read again in a later round (a concurrent write) is judged again: gone or expired
   // records and another user's are left alone.
@@ -83,7 +84,8 @@ export function createMongoInbox(db: Db): InboxPort {
       });
     },
 
-    async mark(userId, mark, now) {
+    async mark(userId, mark, now, tell) {
+      const clock = markClock(now);
       const compute: ComputeRecord = (_key, current) => {
         const record = live(current, userId, now);
         // `all` is the records in the inbox (docs/tray-api.md): one read again after a concurrent
@@ -91,7 +93,7 @@ export function createMongoInbox(db: Db): InboxPort {
         if (!record || (mark.ids === 'all' && recordBox(record) !== 'inbox')) return 'unchanged';
         return withInboxChange(record, inboxChange(mark, record, now));
       };
-      if (mark.ids !== 'all') return write(await named(userId, mark.ids, now), compute, now);
+      if (mark.ids !== 'all') return write(await named(userId, mark.ids, now), compute, clock);
       // With `only`, those the mark changes: those read, for archive's readOnly; those not seen
       // yet, for seen (a record seen already would be read only to change nothing, on every call).
       const only: Filter<TrayRecordDoc> =
@@ -102,7 +104,8 @@ export function createMongoInbox(db: Db): InboxPort {
             : {};
       return markInBatches(
         records.find({ userId, box: 'inbox', expiresAt: { $gt: new Date(now) }, ...only }),
-        (found) => write(found, leaveMadeUnread(found, compute), now),
+        (found) => write(found, leaveMadeUnread(found, compute), clock),
+        tell,
       );
     },
 
@@ -121,7 +124,7 @@ export function createMongoInbox(db: Db): InboxPort {
             expiresAt: { $gt: new Date(now) },
           }),
           // Like the last-read time itself: nothing for live streams (the port's seeThrough).
-          (found) => write(found, seen, now, false),
+          (found) => write(found, seen, () => now, false),
         );
         return changed.length;
       } catch (error) {

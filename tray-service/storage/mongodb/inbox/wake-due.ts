@@ -5,6 +5,7 @@ import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { collectChanged } from '../compare-and-set/collect-changed.ts';
+import { markClock } from '../records/mark-clock.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
 import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { withInboxChange } from '../records/with-inbox-change.ts';
@@ -29,6 +30,8 @@ export async function wakeDue(db: Db, now: number, limit: number): Promise<Inbox
   // writer have stopped between claim and write: the claim's takeover frees it). Read past here,
   // so they never hold back the records due after them.
   const held = new Set<string>();
+  // A round of many rereads on a slow server stamps its later records near when they are stored.
+  const clock = markClock(now);
   // A failure after some records woke: those go out with it, to be announced.
   return collectChanged(woken, async () => {
     for (let reads = 0; reads < MAX_READS && woken.length < limit; reads++) {
@@ -49,7 +52,7 @@ export async function wakeDue(db: Db, now: number, limit: number): Promise<Inbox
         (_key, current) => (current ? withInboxChange(current, wake(current, now)) : 'unchanged'),
         {
           owner: claimOwner(),
-          now: () => now,
+          now: clock,
           first: new Map(due.map((record) => [record._id, record])),
           onWritten: async (docs) => void woken.push(...docs.map(toInboxRecord)),
           leaveHeld: true,

@@ -7,6 +7,7 @@ import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from './with-inbox-change.ts';
 import { leaveMadeUnread } from './leave-made-unread.ts';
+import { markClock } from './mark-clock.ts';
 import { markInBatches } from './mark-in-batches.ts';
 import { writeMarked } from './write-marked.ts';
 import { createSortedPages } from './sorted-pages.ts';
@@ -60,12 +61,12 @@ export function createMongoRecords(
     expiresAt: { $gt: new Date(now) },
   });
 
-  /** Marks `found` read at `now` by `compute`; returns the records this call changed, as stored. */
+  /** Marks `found` read by `compute`, stamped by `clock`; returns the records this call changed, as stored. */
   const markFound = (
     found: readonly TrayRecordDoc[],
-    now: number,
+    clock: () => number,
     compute = markReadCompute,
-  ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, now, toTrayRecord);
+  ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, clock, toTrayRecord);
 
   return {
     async countUnread(userId, lastReadAt, now) {
@@ -98,14 +99,18 @@ export function createMongoRecords(
       const found = await records.findOne({ _id: recordKey(verb, targetId, userId), userId });
       if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
         return { found: false, changed: [] };
-      return { found: true, changed: await markFound([found], now) };
+      return { found: true, changed: await markFound([found], markClock(now)) };
     },
     // A batch at a time, expired records left out by the query: a user with a large unread backlog
-    // is not read into memory whole.
-    markAllRead: (userId, now) =>
-      markInBatches(records.find({ userId, hasRead: false, expiresAt: { $gt: new Date(now) } }), (found) =>
-        markFound(found, now, leaveMadeUnread(found, markReadCompute)),
-      ),
+    // is not read into memory whole. Each batch stamped when written, and told once stored.
+    markAllRead(userId, now, tell) {
+      const clock = markClock(now);
+      return markInBatches(
+        records.find({ userId, hasRead: false, expiresAt: { $gt: new Date(now) } }),
+        (found) => markFound(found, clock, leaveMadeUnread(found, markReadCompute)),
+        tell,
+      );
+    },
     // A record re-created under the same _id starts at a first version of its own (firstVersion),
     // so the claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,

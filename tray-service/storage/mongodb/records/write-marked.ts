@@ -8,8 +8,8 @@ import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
  * A user's mark (read, seen, archived, snoozed) of the records `found`: `compute` written over them
- * by compare-and-set at `now` (changedAt on the caller's clock, like every write of the port, unless
- * `stampChangedAt` is false), under claims of the request's own (a retry of a request is a new
+ * by compare-and-set, each bulk stamped by `clock` (changedAt on the caller's clock, like every
+ * write of the port, moved on for a long mark: markClock; unless `stampChangedAt` is false), under claims of the request's own (a retry of a request is a new
  * request). Answers the records it changed, as `shape` reads them, each with the changedAt of the
  * state it replaced; a write stopped part-way throws a PartialWriteError with those it changed.
  */
@@ -17,7 +17,7 @@ export function writeMarked<R extends TrayRecord>(
   db: Db,
   found: readonly TrayRecordDoc[],
   compute: ComputeRecord,
-  now: number,
+  clock: () => number,
   shape: (doc: TrayRecordDoc) => R,
   stampChangedAt = true,
 ): Promise<MarkedRecord<R>[]> {
@@ -29,7 +29,7 @@ export function writeMarked<R extends TrayRecord>(
       compute,
       {
         owner: claimOwner(),
-        now: () => now,
+        now: clock,
         stampChangedAt,
         first: new Map(found.map((record) => [record._id, record])),
         onWritten: async (docs, replaced) =>
