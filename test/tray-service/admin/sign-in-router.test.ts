@@ -293,6 +293,13 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       await request(app).get('/admin/session').set('Cookie', shadowed(cookie)).expect(200);
       await request(app).get('/admin/events').set('Cookie', shadowed(cookie)).expect(200);
     });
+    // One on each longer path of the deepest console call (with and without its trailing slash),
+    // from a sibling subdomain and from another port of the host: fourteen sent before the real one.
+    it('the session still reads data behind a planted cookie on every longer path', async () => {
+      const { cookie } = await signIn();
+      const planted = Array.from({ length: 14 }, (_, n) => `admin_session=planted-${n}`).join('; ');
+      await request(app).get('/admin/events').set('Cookie', `${planted}; ${cookie}`).expect(200);
+    });
     it('signing out ends the session too', async () => {
       const { cookie } = await signIn();
       await request(app).post('/admin/logout').set('Cookie', shadowed(cookie)).expect(303);
