@@ -164,9 +164,22 @@ export function resolveAdminJwt(config: {
 /**
  * The admin listener speaks plain http: off loopback, the sign-in form's credential and the session
  * cookie would cross the network in clear unless a TLS proxy is in front, which the operator says
- * with ADMIN_BEHIND_TLS=on.
+ * with ADMIN_BEHIND_TLS=on. Behind that proxy, every client's address is the proxy's unless it is
+ * trusted (ADMIN_TRUST_PROXY): one client's failed sign-ins would then refuse every operator.
  */
-export function checkAdminListener(config: { ADMIN_HOST: string; ADMIN_BEHIND_TLS: 'on' | 'off' }): void {
+export function checkAdminListener(config: {
+  ADMIN_HOST: string;
+  ADMIN_BEHIND_TLS: 'on' | 'off';
+  ADMIN_TRUST_PROXY: false | readonly string[];
+}): void {
+  if (config.ADMIN_BEHIND_TLS === 'on' && config.ADMIN_TRUST_PROXY === false)
+    throw new ConfigError([
+      {
+        variable: 'ADMIN_TRUST_PROXY',
+        message:
+          'not set with ADMIN_BEHIND_TLS=on: name the TLS proxy (its addresses or CIDRs, or loopback), or every client counts as the proxy and one client’s failed sign-ins refuse every operator',
+      },
+    ]);
   if (config.ADMIN_BEHIND_TLS === 'on' || isLoopbackHost(config.ADMIN_HOST)) return;
   throw new ConfigError([
     {

@@ -215,7 +215,7 @@ describe('tray-service/main.ts listeners', function () {
             JWT_SECRET: trayJwtSecret,
             METRICS_TOKEN: trayMetricsToken,
             // A non-loopback admin listener must say it is behind TLS.
-            ...(variable === 'ADMIN_HOST' ? { ADMIN_BEHIND_TLS: 'on' } : {}),
+            ...(variable === 'ADMIN_HOST' ? { ADMIN_BEHIND_TLS: 'on', ADMIN_TRUST_PROXY: 'loopback' } : {}),
             ...suite.env,
             [variable]: '192.0.2.1',
           }),

@@ -75,11 +75,18 @@ describe('admin access configuration', () => {
         );
       });
     }
-    it('accepts one with ADMIN_BEHIND_TLS=on (a TLS proxy in front)', () => {
-      expect(loadTrayConfig({ ADMIN_HOST: '0.0.0.0', ADMIN_BEHIND_TLS: 'on' })).to.include({
-        ADMIN_HOST: '0.0.0.0',
-        ADMIN_BEHIND_TLS: 'on',
-      });
+    it('accepts one with ADMIN_BEHIND_TLS=on (a TLS proxy in front) and that proxy trusted', () => {
+      expect(
+        loadTrayConfig({ ADMIN_HOST: '0.0.0.0', ADMIN_BEHIND_TLS: 'on', ADMIN_TRUST_PROXY: '10.0.0.0/8' }),
+      ).to.include({ ADMIN_HOST: '0.0.0.0', ADMIN_BEHIND_TLS: 'on' });
+    });
+    // Every client's address would be the proxy's: twenty wrong sign-ins from anyone refused every
+    // operator for the limit's window.
+    it('refuses ADMIN_BEHIND_TLS=on without ADMIN_TRUST_PROXY, on loopback too, naming the variable', () => {
+      for (const host of ['0.0.0.0', '127.0.0.1'])
+        expect(() => loadTrayConfig({ ADMIN_HOST: host, ADMIN_BEHIND_TLS: 'on' })).to.throw(
+          /^Invalid configuration: ADMIN_TRUST_PROXY: not set with ADMIN_BEHIND_TLS=on: name the TLS proxy/,
+        );
     });
     for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) {
       it(`accepts the loopback ${host} as it is`, () => {
