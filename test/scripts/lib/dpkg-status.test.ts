@@ -5,11 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../support/run-script.ts';
 
-/** Whether scripts/lib/dpkg-status.sh reads `status` as an install that did not finish. */
-function halfInstalled(status: string): boolean {
+/**
+ * Whether scripts/lib/dpkg-status.sh reads `status` as an install that did not finish, of a package
+ * last configured at `configured` (dpkg's Config-Version; empty: never).
+ */
+function halfInstalled(status: string, configured = ''): boolean {
   const run = spawnSync(
     'bash',
-    ['-c', 'source scripts/lib/dpkg-status.sh && status_half_installed "$0"', status],
+    ['-c', 'source scripts/lib/dpkg-status.sh && status_half_installed "$0" "$1"', status, configured],
     {
       cwd: repoRoot,
       // stdin not a socket: bash sources ~/.bashrc when it looks run by a remote shell daemon.
@@ -42,6 +45,20 @@ describe('scripts/lib/dpkg-status.sh: which dpkg states setup.sh installs again'
       'hold ok half-configured',
     ]) {
       expect(halfInstalled(status), status).to.equal(true);
+    }
+  });
+
+  // An upgrade cut short (an `apt upgrade` interrupted) leaves a package configured before in one
+  // of these states: the machine's own server, which setup installed again and then stopped and
+  // kept from starting at boot.
+  it('reads a package configured before as the machine’s own, whatever its state', () => {
+    for (const status of [
+      'install ok triggers-pending',
+      'install ok triggers-awaited',
+      'install ok half-configured',
+      'install ok unpacked',
+    ]) {
+      expect(halfInstalled(status, '16.4-1'), status).to.equal(false);
     }
   });
 
@@ -90,18 +107,24 @@ describe('scripts/lib/dpkg-status.sh: which dpkg states setup.sh installs again'
           throw new Error(`bash exited ${run.status}: ${run.stderr.toString()}`);
         return run.status === 0;
       };
-      expect(listed(['postgresql unknown ok not-installed', 'postgresql-16 install ok unpacked'])).to.equal(
+      expect(listed(['postgresql unknown ok not-installed ', 'postgresql-16 install ok unpacked '])).to.equal(
         true,
       );
       expect(
-        listed(['postgresql install ok half-configured', 'postgresql-16 install ok installed']),
+        listed(['postgresql install ok half-configured ', 'postgresql-16 install ok installed 16.4-1']),
       ).to.equal(true);
       expect(
         listed([
-          'postgresql install ok installed',
-          'postgresql-16 install ok installed',
-          'postgresql-16-postgis-3 install ok half-installed',
-          'postgresql-client-16 install ok unpacked',
+          'postgresql install ok installed 16+257',
+          'postgresql-16 install ok triggers-pending 16.4-1',
+        ]),
+      ).to.equal(false);
+      expect(
+        listed([
+          'postgresql install ok installed 16+257',
+          'postgresql-16 install ok installed 16.4-1',
+          'postgresql-16-postgis-3 install ok half-installed ',
+          'postgresql-client-16 install ok unpacked ',
         ]),
       ).to.equal(false);
     } finally {
