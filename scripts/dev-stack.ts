@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { helpRequested } from './lib/cli.ts';
-import { SERVICE_STOP_MS } from './lib/dev-stack-stop.ts';
+import { serviceStopMs } from './lib/dev-stack-stop.ts';
 
 const usage = `
 Usage: npm start
@@ -72,11 +72,12 @@ stack.once('exit', (code, signal) => {
   const exitCode = code ?? (signal === null ? 0 : 1);
   // A stack that did not end by its own stop (killed, or crashed) may leave its servers and services
   // running in its process group: they are stopped here, or the next start would refuse. As the
-  // stack's own stop does, SIGTERM and then SIGKILL for what is still there after SERVICE_STOP_MS
+  // stack's own stop does, SIGTERM and then SIGKILL for what is still there after serviceStopMs
   // (a service whose event loop does not run; PostgreSQL's smart shutdown waiting for its clients).
   const { pid } = stack;
   if (code === 0 || pid === undefined || !signalGroup(pid, 'SIGTERM')) process.exit(exitCode);
-  const deadline = performance.now() + SERVICE_STOP_MS;
+  const stopMs = serviceStopMs();
+  const deadline = performance.now() + stopMs;
   killLeftNow = () => {
     signalGroup(pid, 'SIGKILL');
     process.exit(exitCode);
@@ -85,7 +86,7 @@ stack.once('exit', (code, signal) => {
     if (!signalGroup(pid, 0)) process.exit(exitCode);
     if (performance.now() < deadline) return;
     process.stderr.write(
-      `[stack] processes of the stack still running ${SERVICE_STOP_MS / 1000} s after SIGTERM; killing them\n`,
+      `[stack] processes of the stack still running ${stopMs / 1000} s after SIGTERM; killing them\n`,
     );
     killLeftNow?.();
   }, 200);

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
-import { FORCED_STOP_MS, SERVICE_STOP_MS } from './dev-stack-stop.ts';
+import { FORCED_STOP_MS, serviceStopMs } from './dev-stack-stop.ts';
 import { ensureDatabase } from './ensure-database.ts';
 import { hasExited } from './has-exited.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
@@ -75,7 +75,7 @@ async function stopEverything(code: number): Promise<never> {
             clearTimeout(killTimers.get(child.process));
             done();
           });
-          signalService(child, SERVICE_STOP_MS);
+          signalService(child, serviceStopMs());
         }),
     ),
   );

@@ -1,12 +1,17 @@
 // How long the development stack waits for a service to exit after its signal before SIGKILL.
-import { SHUTDOWN_DEADLINE_MS } from '../../shared/process/on-shutdown.ts';
+import { opsShape } from '../../shared/config/ops-config.ts';
 
 /**
- * After the first Ctrl-C: a service exits within its own deadline, even on a dependency that does
+ * After the first Ctrl-C: a service exits within its own deadline (SHUTDOWN_DEADLINE_MS, as the
+ * services read it from the environment the stack passes them), even on a dependency that does
  * not answer; the margin is for a loaded machine. Past it, the service's event loop is not running
- * (blocked, or the process stopped), so its own deadline cannot fire either.
+ * (blocked, or the process stopped), so its own deadline cannot fire either. A value the services
+ * would refuse stops them at start: the default's then.
  */
-export const SERVICE_STOP_MS = SHUTDOWN_DEADLINE_MS + 4_000;
+export function serviceStopMs(env: NodeJS.ProcessEnv = process.env): number {
+  const deadline = opsShape.SHUTDOWN_DEADLINE_MS.safeParse(env.SHUTDOWN_DEADLINE_MS);
+  return (deadline.success ? deadline.data : opsShape.SHUTDOWN_DEADLINE_MS.parse(undefined)) + 4_000;
+}
 
 /** After the second Ctrl-C, which a service takes as "exit now". */
 export const FORCED_STOP_MS = 2_000;

@@ -20,7 +20,9 @@ import pg from 'pg';
 import { ensureDatabase } from '../../scripts/lib/ensure-database.ts';
 import { listenError } from '../../scripts/lib/listen-error.ts';
 import { hs256Token } from '../../scripts/lib/hs256-token.ts';
-import { FORCED_STOP_MS, SERVICE_STOP_MS } from '../../scripts/lib/dev-stack-stop.ts';
+import { FORCED_STOP_MS, serviceStopMs } from '../../scripts/lib/dev-stack-stop.ts';
+
+const SERVICE_STOP_MS = serviceStopMs({});
 import { freePort, startPostgres, type PostgresServer } from '../../scripts/lib/local-servers.ts';
 import { testPostgres, testStack } from '../support/test-stack.ts';
 import { sign, channelDidCreate } from '../receiver/support/signed-request.ts';
