@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { bearerToken } from '../../../shared/http/bearer-token.ts';
+import { bearerToken, presentedBearerToken } from '../../../shared/http/bearer-token.ts';
 import { verifiedUntil, type TokenVerifier } from './create-token-verifier.ts';
 
 /**
@@ -9,8 +9,15 @@ import { verifiedUntil, type TokenVerifier } from './create-token-verifier.ts';
  */
 export function requireUser(verify: TokenVerifier): RequestHandler {
   return async (req, res, next) => {
-    const token = bearerToken(req.get('authorization'));
+    const header = req.get('authorization');
+    const token = bearerToken(header);
     if (token === undefined) {
+      // One sent that no JWT could be (a mangled copy) is refused as the invalid token it is, as
+      // the failed-authentication count takes it; only a call without one is told to send one.
+      if (presentedBearerToken(header) !== undefined)
+        throw new AppError('UNAUTHORIZED', 'token is invalid', {
+          headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+        });
       throw new AppError('UNAUTHORIZED', 'missing bearer token (Authorization: Bearer <JWT>)', {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });

@@ -656,6 +656,17 @@ describe('tray API authentication', () => {
     expect(res.headers['www-authenticate']).to.equal('Bearer');
   });
 
+  // Counted as a failed authentication (it is a guess), it was answered as no token at all: a client
+  // sending a mangled token was told to send one, with no invalid_token to act on.
+  it('answers a bearer token of characters no JWT has as an invalid token, not a missing one', async () => {
+    const res = await request(api.app())
+      .get('/notifications/v3')
+      .set('Authorization', 'Bearer abc!def')
+      .expect(401);
+    expect(res.body).to.deep.equal({ status: 'error', code: 401000, message: 'token is invalid' });
+    expect(res.headers['www-authenticate']).to.equal('Bearer error="invalid_token"');
+  });
+
   it('serves a caller with an RS256 token when configured with JWT_PUBLIC_KEY', async () => {
     const keys = await generateKeyPair('RS256', { extractable: true });
     const app = api.app({
