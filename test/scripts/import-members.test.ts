@@ -151,14 +151,18 @@ describe('scripts/import-members.ts', function () {
           '{"communityId":"n-1","userId":"fresh"}',
           '{"communityId":"n-1"}',
           'not json',
+          // Longer than any event's id: no join, leave or post could ever name it.
+          `{"communityId":"n-1","userId":"${'u'.repeat(129)}"}`,
           '',
         ].join('\n'),
       );
       const result = await run([file, '--as-of', '2026-11-20T00:00:00Z']);
       expect(result.code).to.equal(3);
-      expect(result.stdout).to.include('7 lines, 1 inserted, 1 updated, 3 unchanged, 2 invalid');
-      expect(result.stderr).to.include(`${file}:6: userId: expected a non-empty id without spaces`);
+      expect(result.stdout).to.include('8 lines, 1 inserted, 1 updated, 3 unchanged, 3 invalid');
+      const idProblem = 'expected a non-empty id of at most 128 characters without spaces';
+      expect(result.stderr).to.include(`${file}:6: userId: ${idProblem}`);
       expect(result.stderr).to.include(`${file}:7: not valid JSON`);
+      expect(result.stderr).to.include(`${file}:8: userId: ${idProblem}`);
       const byUser = new Map(
         (await members().find({ communityId: 'n-1' }).toArray()).map((d) => [d.userId, d]),
       );

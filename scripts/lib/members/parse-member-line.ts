@@ -1,4 +1,5 @@
 import { parseIsoTime } from '../../../tray-service/admin/parse-iso-time.ts';
+import { MAX_EVENT_ID_LENGTH } from '../../../tray-service/domain/event-id.ts';
 
 /** One membership from an import file: the community's member list as the platform knows it. */
 export interface MemberRow {
@@ -50,16 +51,16 @@ function parseTime(value: unknown): number | undefined | 'invalid' | 'too early'
   return parseIsoTime(value)?.getTime() ?? 'invalid';
 }
 
-// No whitespace or control characters (\p{Cc}): ids are matched exactly by the worker.
-const idPattern = /^[^\s\p{Cc}]{1,200}$/u;
+// No whitespace or control characters (\p{Cc}): ids are matched exactly by the worker. At most
+// what an event may carry: a longer one no join, leave or post can ever name.
+const idPattern = /^[^\s\p{Cc}]+$/u;
+const isId = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= MAX_EVENT_ID_LENGTH && idPattern.test(value);
+const idProblem = `expected a non-empty id of at most ${MAX_EVENT_ID_LENGTH} characters without spaces`;
 
 export function toMemberRow(communityId: unknown, userId: unknown, joinedAt: unknown): LineResult {
-  if (typeof communityId !== 'string' || !idPattern.test(communityId)) {
-    return { ok: false, reason: 'communityId: expected a non-empty id without spaces' };
-  }
-  if (typeof userId !== 'string' || !idPattern.test(userId)) {
-    return { ok: false, reason: 'userId: expected a non-empty id without spaces' };
-  }
+  if (!isId(communityId)) return { ok: false, reason: `communityId: ${idProblem}` };
+  if (!isId(userId)) return { ok: false, reason: `userId: ${idProblem}` };
   const time = parseTime(joinedAt);
   if (time === 'invalid')
     return { ok: false, reason: 'joinedAt: expected an ISO 8601 time or epoch milliseconds' };
