@@ -4,8 +4,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { UsageError } from '../shared/errors/usage-error.ts';
+import { boundedLines, type LongLine } from './lib/bounded-lines.ts';
 import { commandLinePath, onStopSignal, statOperand, parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import {
@@ -107,8 +107,9 @@ async function main(): Promise<number> {
   const size = stats.size;
   // A file that is no member list is refused before the storage is opened (and its schema updated).
   if (format === 'csv') {
+    const header = withoutBom((await firstLine(file))?.line ?? '');
     try {
-      csvColumns(withoutBom((await firstLine(file))?.line ?? ''));
+      csvColumns(header);
     } catch (error) {
       throw new UsageError(`${file}: ${(error as Error).message}`);
     }
@@ -159,7 +160,7 @@ async function main(): Promise<number> {
   });
   bar.start(size, 0);
   try {
-    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    const lines = boundedLines(createReadStream(file, 'utf8'), MAX_LINE_CHARS);
     let columns: ReturnType<typeof csvColumns> | undefined;
     let batch: MemberRow[] = [];
     let lineNo = 0;
@@ -184,6 +185,14 @@ async function main(): Promise<number> {
     };
     for await (const read of lines) {
       lineNo += 1;
+      if (typeof read !== 'string') {
+        // Counted as what it is to the progress, roughly (its characters, one byte each).
+        bytes += read.length + 1;
+        totals.lines += 1;
+        totals.invalid += 1;
+        if (totals.invalid <= maxErrors) problems.push(`${file}:${lineNo}: ${longLineProblem(read)}`);
+        continue;
+      }
       bytes += Buffer.byteLength(read) + 1;
       const line = lineNo === 1 ? withoutBom(read) : read;
       if (line.trim() === '') continue;
@@ -230,19 +239,27 @@ async function main(): Promise<number> {
 /** Windows editors and spreadsheet exports start a UTF-8 file with a byte-order mark. */
 const withoutBom = (line: string) => line.replace(/^\uFEFF/, '');
 
+/**
+ * The longest line read (characters): a member's line is a few hundred at most, a CSV's with other
+ * columns a few thousand. A longer one is an invalid line, read past without being kept.
+ */
+const MAX_LINE_CHARS = 65_536;
+
+const longLineProblem = (line: LongLine) =>
+  `a line of ${line.length} characters (at most ${MAX_LINE_CHARS}): one member per line, not a JSON array`;
+
 /** The file's first line that is not blank and its number, or undefined for a file of blank lines. */
 async function firstLine(file: string): Promise<{ line: string; number: number } | undefined> {
   const input = createReadStream(file, 'utf8');
-  const lines = createInterface({ input, crlfDelay: Infinity });
   try {
     let number = 0;
-    for await (const line of lines) {
+    for await (const line of boundedLines(input, MAX_LINE_CHARS)) {
       number += 1;
+      if (typeof line !== 'string') throw new UsageError(`${file}: line ${number}: ${longLineProblem(line)}`);
       if (line.trim() !== '') return { line, number };
     }
     return undefined;
   } finally {
-    lines.close();
     input.destroy();
   }
 }

@@ -367,6 +367,28 @@ describe('scripts/import-members.ts', function () {
     });
   });
 
+  // A file that is one line (mongoexport --jsonArray, jq -s) was read whole into memory first: out
+  // of memory, or past V8's longest string a stack trace, where a clear line was due.
+  describe('with lines longer than any member list has', () => {
+    it('refuses a file that is one long line with one clear line, and counts a long line inside a file invalid', async () => {
+      const array = join(dir, 'array.json');
+      const member = (n: number) => `{"communityId":"long-lines","userId":"u-${n}"}`;
+      writeFileSync(array, `[${Array.from({ length: 3_000 }, (_, n) => member(n)).join(',')}]`);
+      const refused = await run([array, '--format', 'ndjson', '--as-of', '2026-11-20T00:00:00Z']);
+      expect(refused.code).to.equal(2);
+      expect(refused.stderr).to.match(
+        /^.*array\.json: line 1: a line of \d+ characters \(at most 65536\): one member per line, not a JSON array\n$/,
+      );
+      const mixed = join(dir, 'mixed.ndjson');
+      writeFileSync(mixed, [member(1), `{"pad":"${'x'.repeat(70_000)}"}`, member(2), ''].join('\n'));
+      const result = await run([mixed, '--as-of', '2026-11-20T00:00:00Z']);
+      expect(result.code).to.equal(3);
+      expect(result.stdout).to.include('3 lines, 2 inserted, 0 updated, 0 unchanged, 1 invalid');
+      expect(result.stderr).to.include(`${mixed}:2: a line of 70010 characters (at most 65536)`);
+      expect(await members().countDocuments({ communityId: 'long-lines' })).to.equal(2);
+    });
+  });
+
   describe('with bad arguments', () => {
     it('--help prints the usage and exits 0', async () => {
       const result = await run(['--help']);
