@@ -1,4 +1,5 @@
 import type Bull from 'bull';
+import { isLoopbackHost } from '../../shared/config/loopback-host.ts';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
@@ -55,6 +56,7 @@ export function adminDepsFromConfig(
     replayMaxRunning: config.REPLAY_MAX_RUNNING,
     trustProxy: config.ADMIN_TRUST_PROXY,
     behindTls: config.ADMIN_BEHIND_TLS === 'on',
+    loopbackNamesOnly: config.ADMIN_BEHIND_TLS === 'off' && isLoopbackHost(config.ADMIN_HOST),
     apply: deps.apply,
     eventsFeed: deps.eventsFeed,
     blockedWords: deps.blockedWords,

@@ -8,6 +8,7 @@ import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-f
 import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
 import { adminMethodGate } from './admin-method-gate.ts';
+import { loopbackNamesOnly } from './loopback-names-only.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { isTokenGuess } from '../http/auth/is-token-guess.ts';
 import { parseQueryString } from '../http/parse-query-string.ts';
@@ -20,6 +21,11 @@ export interface AdminAppDeps extends AdminRouterDeps {
    * upgrades insecure requests. false: none.
    */
   trustProxy?: false | readonly string[];
+  /**
+   * ADMIN_HOST on loopback without a TLS proxy (ADMIN_BEHIND_TLS off): only requests naming a
+   * loopback host are answered (loopback-names-only.ts).
+   */
+  loopbackNamesOnly?: boolean;
 }
 
 /**
@@ -38,6 +44,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   // helmet's headers; over plain http without upgrade-insecure-requests, which would send the
   // sign-in form, the dashboard's assets and the console's calls to an https nobody serves.
   app.use(pageSecurityHeaders());
+  // Before the failed sign-in count: a request refused here counts nothing.
+  if (deps.loopbackNamesOnly) app.use(loopbackNamesOnly());
   // Guessing the admin credential is refused per address like guessing a user token.
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
   const openApi = createAdminOpenApiDocument(deps.limits);

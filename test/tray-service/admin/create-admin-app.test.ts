@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { createMemoryFailedAuthLimit } from '../../../shared/http/memory-failed-auth-limit.ts';
 import { ADMIN_TOKEN, adminApp, sessionCookie } from './admin-fixtures.ts';
 
 /** The directives of a Content-Security-Policy header, by name. */
@@ -167,5 +168,43 @@ describe('createAdminApp: a method a path does not serve', () => {
     await request(built.app).get('/admin/events/no-such-key').set(admin).expect(404);
     await request(built.app).delete('/admin/nothing-here').set(admin).expect(404);
     await request(built.app).get('/admin/login').expect(200);
+  });
+});
+
+// DNS rebinding: a page whose site name is pointed at 127.0.0.1 has an operator's browser call the
+// loopback admin listener as that site, same-origin to the browser; its wrong sign-ins, counted
+// against 127.0.0.1, refused every operator reaching the admin from this machine or a tunnel.
+describe('createAdminApp on loopback without a proxy (loopbackNamesOnly)', () => {
+  const suite = useTrayStorage();
+  const opened: { close(): void }[] = [];
+  after(() => {
+    for (const app of opened.splice(0)) app.close();
+  });
+
+  it('answers requests naming a loopback host, and refuses any other name with 403 before counting anything', async () => {
+    const failedAuth = createMemoryFailedAuthLimit({ points: 2, windowMs: 60_000, maxAddresses: 100 });
+    const built = adminApp(suite.storage, { deps: { loopbackNamesOnly: true, failedAuth } });
+    opened.push(built);
+    for (const host of ['localhost:8082', '127.0.0.1:8082', '[::1]:8082', 'LOCALHOST', '127.0.0.1'])
+      await request(built.app)
+        .get('/admin/events')
+        .set({ Host: host, Authorization: `Bearer ${ADMIN_TOKEN}` })
+        .expect(200);
+    for (const host of ['rebind.example:8082', 'localhost.example', '10.0.0.1:8082', 'rebind.example']) {
+      const refused = await request(built.app)
+        .post('/admin/login')
+        .type('form')
+        .set({ Host: host })
+        .send({ token: 'a-guess' })
+        .expect(403);
+      expect(refused.body).to.deep.include({ status: 'error', code: 403000 });
+      expect(refused.body.message).to.include('localhost, 127.0.0.1 or [::1] only');
+      expect(refused.headers['content-security-policy'], 'helmet’s headers').to.be.a('string');
+    }
+    // None of those counted as a failed sign-in (two are allowed here): the address is not refused.
+    await request(built.app)
+      .get('/admin/events')
+      .set({ Host: 'localhost:8082', Authorization: `Bearer ${ADMIN_TOKEN}` })
+      .expect(200);
   });
 });
