@@ -107,10 +107,10 @@ async function main(): Promise<number> {
   const size = stats.size;
   // A file that is no member list is refused before the storage is opened (and its schema updated).
   if (format === 'csv') {
-    const header = withoutBom((await firstLine(file))?.line ?? '');
     try {
-      csvColumns(header);
+      csvColumns(withoutBom((await firstLine(file))?.line ?? ''));
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(`${file}: ${(error as Error).message}`);
     }
   } else {

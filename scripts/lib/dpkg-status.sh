@@ -16,13 +16,17 @@ status_half_installed() {
 }
 
 # Whether any of LINES (one per package: its status, three words, then its Config-Version if it has
-# one, as dpkg_half_installed lists them) is an install that did not finish (status_half_installed).
+# one, as dpkg_half_installed lists them) is an install that did not finish (status_half_installed)
+# and none is installed or was configured before: with one that is, the machine has a server of its
+# own (an `apt upgrade` cut short may have pulled in a new major version, never configured), and
+# setup, which installs only where there is none, did not start these.
 any_status_half_installed() {
-  local wanted flag state configured
+  local wanted flag state configured half=1
   while read -r wanted flag state configured; do
-    if status_half_installed "$wanted $flag $state" "$configured"; then return 0; fi
+    if [ "$state" = installed ] || [ -n "$configured" ]; then return 1; fi
+    if status_half_installed "$wanted $flag $state" "$configured"; then half=0; fi
   done <<<"$1"
-  return 1
+  return "$half"
 }
 
 # Whether dpkg knows a package but has not finished installing it (status_half_installed); with

@@ -56,7 +56,11 @@ export function adminDepsFromConfig(
     replayMaxRunning: config.REPLAY_MAX_RUNNING,
     trustProxy: config.ADMIN_TRUST_PROXY,
     behindTls: config.ADMIN_BEHIND_TLS === 'on',
-    loopbackNamesOnly: config.ADMIN_BEHIND_TLS === 'off' && isLoopbackHost(config.ADMIN_HOST),
+    // A proxy on this machine (ADMIN_TRUST_PROXY) may pass the browser's own Host on.
+    loopbackNamesOnly:
+      config.ADMIN_BEHIND_TLS === 'off' &&
+      config.ADMIN_TRUST_PROXY === false &&
+      isLoopbackHost(config.ADMIN_HOST),
     apply: deps.apply,
     eventsFeed: deps.eventsFeed,
     blockedWords: deps.blockedWords,

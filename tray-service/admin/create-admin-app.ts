@@ -22,8 +22,8 @@ export interface AdminAppDeps extends AdminRouterDeps {
    */
   trustProxy?: false | readonly string[];
   /**
-   * ADMIN_HOST on loopback without a TLS proxy (ADMIN_BEHIND_TLS off): only requests naming a
-   * loopback host are answered (loopback-names-only.ts).
+   * ADMIN_HOST on loopback with no proxy in front (ADMIN_BEHIND_TLS off, ADMIN_TRUST_PROXY unset):
+   * only requests naming a loopback host are answered (loopback-names-only.ts).
    */
   loopbackNamesOnly?: boolean;
 }

@@ -8,7 +8,8 @@ function hostName(host: string): string {
 }
 
 /**
- * For an admin listener on loopback with no proxy in front: refuses a request whose Host names
+ * For an admin listener on loopback with no proxy in front (ADMIN_BEHIND_TLS off, ADMIN_TRUST_PROXY
+ * unset): refuses a request whose Host names
  * anything but a loopback host (localhost, 127.0.0.0/8, [::1]), before anything else is done for
  * it. A page of any site whose name it then points at 127.0.0.1 (DNS rebinding) has the browser
  * of an operator on this machine, or at the end of an SSH tunnel, call the listener as that site,
@@ -22,7 +23,7 @@ export function loopbackNamesOnly(): RequestHandler {
     next(
       new AppError(
         'FORBIDDEN',
-        'this admin listener answers requests to localhost, 127.0.0.1 or [::1] only (ADMIN_HOST is loopback); behind a proxy set ADMIN_BEHIND_TLS=on',
+        'this admin listener answers requests to localhost, 127.0.0.1 or [::1] only (ADMIN_HOST is loopback); behind a proxy set ADMIN_TRUST_PROXY',
       ),
     );
   };

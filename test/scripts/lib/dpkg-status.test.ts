@@ -75,7 +75,11 @@ describe('scripts/lib/dpkg-status.sh: which dpkg states setup.sh installs again'
         throw new Error(`bash exited ${run.status}: ${run.stderr.toString()}`);
       return run.status === 0;
     };
-    expect(any('unknown ok not-installed\ninstall ok unpacked\ninstall ok installed')).to.equal(true);
+    expect(any('unknown ok not-installed\ninstall ok unpacked\ninstall ok half-installed')).to.equal(true);
+    // One installed, or configured before: the machine's own server, beside a package an upgrade
+    // cut short pulled in (a new major version, never configured).
+    expect(any('unknown ok not-installed\ninstall ok unpacked\ninstall ok installed')).to.equal(false);
+    expect(any('install ok unpacked\ninstall ok triggers-pending 15.8-0')).to.equal(false);
     expect(any('install ok installed\ninstall ok installed')).to.equal(false);
     expect(any('')).to.equal(false);
   });
@@ -111,8 +115,12 @@ describe('scripts/lib/dpkg-status.sh: which dpkg states setup.sh installs again'
         true,
       );
       expect(
-        listed(['postgresql install ok half-configured ', 'postgresql-16 install ok installed 16.4-1']),
+        listed(['postgresql install ok half-configured ', 'postgresql-16 install ok unpacked ']),
       ).to.equal(true);
+      expect(
+        listed(['postgresql install ok installed 16+257', 'postgresql-17 install ok unpacked ']),
+        'a new major version beside the machine’s own',
+      ).to.equal(false);
       expect(
         listed([
           'postgresql install ok installed 16+257',
