@@ -507,9 +507,14 @@ export interface InboxPort {
    * (domain/snooze-mark.ts wake), each once however many tray processes claim at the same time.
    * A record that expired while snoozed is not woken: like every expired record it is never
    * changed, counted or announced again, only purged. Returns the woken records; fewer than `limit`
-   * when no more are due. A failure after some woke is a PartialWriteError carrying them.
+   * when no more are due. A failure after some woke is a PartialWriteError carrying them. An
+   * adapter that wakes them in parts may tell each part once stored (`tell`, as TellMarked).
    */
-  wakeDue(now: number, limit: number): Promise<InboxRecord[]>;
+  wakeDue(
+    now: number,
+    limit: number,
+    tell?: (part: readonly InboxRecord[]) => Promise<void>,
+  ): Promise<InboxRecord[]>;
   /**
    * PUT a mute (domain/mute-changes.ts putMute); returns the mute in force. Ended spans are kept
    * `retentionDays` after their end. A PUT that would start a new span while `maxInForce` of the

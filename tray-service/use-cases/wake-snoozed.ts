@@ -1,3 +1,4 @@
+import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import type { TrayChanges } from './tray-changes.ts';
 import { writeAndAnnounce } from './write-and-announce.ts';
@@ -17,8 +18,8 @@ export async function wakeSnoozed(
   const { inbox } = storage;
   if (!inbox) return 0;
   // Woken part-way (PartialWriteError): those woken are announced, then the round fails.
-  const woken = await writeAndAnnounce(
-    () => inbox.wakeDue(now, limit),
+  const woken = await writeAndAnnounce<InboxRecord>(
+    (tell) => inbox.wakeDue(now, limit, tell),
     async (records) => changes?.recordsWritten(records),
   );
   return woken.length;

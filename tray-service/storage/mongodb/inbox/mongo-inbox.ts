@@ -1,7 +1,8 @@
 import type { Db, Filter } from 'mongodb';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
-import { PartialWriteError, type InboxPort } from '../../port.ts';
+import { PartialWriteError, type InboxPort, type TellMarked } from '../../port.ts';
+import type { InboxRecord } from '../../../domain/inbox-record.ts';
 import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import type { ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
@@ -41,13 +42,17 @@ export function createMongoInbox(db: Db): InboxPort {
         record.userId === userId && ids.includes(encodeRecordKey(record)) && record.expiresAt.getTime() > now,
     );
 
-  /** Writes `compute` over `found`, stamped by `clock`; returns the records this call changed. */
+  /**
+   * Writes `compute` over `found`, stamped by `clock`, each bulk told to `tell` once stored; returns
+   * the records this call changed.
+   */
   const write = (
     found: readonly TrayRecordDoc[],
     compute: ComputeRecord,
     clock: () => number,
     stampChangedAt = true,
-  ) => writeMarked(db, found, compute, clock, toInboxRecord, stampChangedAt);
+    tell?: TellMarked<InboxRecord>,
+  ) => writeMarked(db, found, compute, clock, toInboxRecord, stampChangedAt, tell);
 
   // A record read again in a later round (a concurrent write) is judged again: gone or expired
   // records and another user's are left alone.
@@ -93,7 +98,7 @@ export function createMongoInbox(db: Db): InboxPort {
         if (!record || (mark.ids === 'all' && recordBox(record) !== 'inbox')) return 'unchanged';
         return withInboxChange(record, inboxChange(mark, record, now));
       };
-      if (mark.ids !== 'all') return write(await named(userId, mark.ids, now), compute, clock);
+      if (mark.ids !== 'all') return write(await named(userId, mark.ids, now), compute, clock, true, tell);
       // With `only`, those the mark changes: those read, for archive's readOnly; those not seen
       // yet, for seen (a record seen already would be read only to change nothing, on every call).
       const only: Filter<TrayRecordDoc> =
@@ -104,8 +109,7 @@ export function createMongoInbox(db: Db): InboxPort {
             : {};
       return markInBatches(
         records.find({ userId, box: 'inbox', expiresAt: { $gt: new Date(now) }, ...only }),
-        (found) => write(found, leaveMadeUnread(found, compute), clock),
-        tell,
+        (found) => write(found, leaveMadeUnread(found, compute), clock, true, tell),
       );
     },
 
@@ -134,7 +138,7 @@ export function createMongoInbox(db: Db): InboxPort {
       }
     },
 
-    wakeDue: (now, limit) => wakeDue(db, now, limit),
+    wakeDue: (now, limit, tell) => wakeDue(db, now, limit, tell),
 
     ...createMongoMutes(db),
   };

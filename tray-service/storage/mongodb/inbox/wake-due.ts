@@ -23,7 +23,12 @@ const MAX_READS = 20;
  * by the next due ones, so a short answer still means that no more are due. Records that expired
  * while snoozed are left to the TTL index (few: snoozed past the end of their retention).
  */
-export async function wakeDue(db: Db, now: number, limit: number): Promise<InboxRecord[]> {
+export async function wakeDue(
+  db: Db,
+  now: number,
+  limit: number,
+  tell?: (part: readonly InboxRecord[]) => Promise<void>,
+): Promise<InboxRecord[]> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const woken: InboxRecord[] = [];
   // Due records another writer holds a claim on, left to it (or to the next wake-up, should that
@@ -54,7 +59,13 @@ export async function wakeDue(db: Db, now: number, limit: number): Promise<Inbox
           owner: claimOwner(),
           now: clock,
           first: new Map(due.map((record) => [record._id, record])),
-          onWritten: async (docs) => void woken.push(...docs.map(toInboxRecord)),
+          // Each bulk told once stored: a round that waits for other writers' claims stamps its
+          // later records later (markClock), and its first ones must not wait for those.
+          onWritten: async (docs) => {
+            const part = docs.map(toInboxRecord);
+            woken.push(...part);
+            if (tell) await tell(part);
+          },
           leaveHeld: true,
         },
       );

@@ -1,5 +1,5 @@
 import type { TrayRecord } from '../../../domain/tray-record.ts';
-import { PartialWriteError, type MarkedRecord, type TellMarked } from '../../port.ts';
+import { PartialWriteError, type MarkedRecord } from '../../port.ts';
 import { inBatches } from '../driver/in-batches.ts';
 import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
@@ -12,13 +12,11 @@ import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
  * a delivery moved along the index the cursor walks (a new unread time) may come again in a later
  * batch, where it would be judged anew on its new state and marked (leave-made-unread.ts). The
  * ids handed are kept for the call (about 100 bytes each: 100 MB for a mark of all of a million
- * records, where the records themselves are read a batch at a time). Each batch's changes are told
- * to `tell` once stored, before the next batch is read.
+ * records, where the records themselves are read a batch at a time).
  */
 export async function markInBatches<R extends TrayRecord>(
   cursor: AsyncIterable<TrayRecordDoc>,
   markBatch: (found: readonly TrayRecordDoc[]) => Promise<MarkedRecord<R>[]>,
-  tell?: TellMarked<R>,
 ): Promise<MarkedRecord<R>[]> {
   const changed: MarkedRecord<R>[] = [];
   const handed = new Set<string>();
@@ -26,10 +24,7 @@ export async function markInBatches<R extends TrayRecord>(
     await inBatches(cursor, async (found) => {
       const fresh = found.filter((record) => !handed.has(record._id));
       for (const record of fresh) handed.add(record._id);
-      if (fresh.length === 0) return;
-      const marked = await markBatch(fresh);
-      changed.push(...marked);
-      if (tell && marked.length > 0) await tell(marked);
+      if (fresh.length > 0) changed.push(...(await markBatch(fresh)));
     });
   } catch (error) {
     const partly = error instanceof PartialWriteError ? (error.changed as MarkedRecord<R>[]) : [];

@@ -1,7 +1,12 @@
 import type { Db, Filter } from 'mongodb';
 import { recordKey } from '../../../domain/activity.ts';
 import type { TrayVerb } from '../../../domain/tray-verb.ts';
-import { type LatestTimesPort, type MarkedRecord, type TrayRecordsPort } from '../../port.ts';
+import {
+  type LatestTimesPort,
+  type MarkedRecord,
+  type TellMarked,
+  type TrayRecordsPort,
+} from '../../port.ts';
 import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
@@ -61,12 +66,16 @@ export function createMongoRecords(
     expiresAt: { $gt: new Date(now) },
   });
 
-  /** Marks `found` read by `compute`, stamped by `clock`; returns the records this call changed, as stored. */
+  /**
+   * Marks `found` read by `compute`, stamped by `clock`, each bulk told to `tell` once stored;
+   * returns the records this call changed, as stored.
+   */
   const markFound = (
     found: readonly TrayRecordDoc[],
     clock: () => number,
     compute = markReadCompute,
-  ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, clock, toTrayRecord);
+    tell?: TellMarked,
+  ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, clock, toTrayRecord, true, tell);
 
   return {
     async countUnread(userId, lastReadAt, now) {
@@ -107,8 +116,7 @@ export function createMongoRecords(
       const clock = markClock(now);
       return markInBatches(
         records.find({ userId, hasRead: false, expiresAt: { $gt: new Date(now) } }),
-        (found) => markFound(found, clock, leaveMadeUnread(found, markReadCompute)),
-        tell,
+        (found) => markFound(found, clock, leaveMadeUnread(found, markReadCompute), tell),
       );
     },
     // A record re-created under the same _id starts at a first version of its own (firstVersion),

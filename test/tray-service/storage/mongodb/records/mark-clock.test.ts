@@ -48,6 +48,38 @@ describe('MongoDB marks stamped by markClock', function () {
     expect(seen.map((record) => record.changedAt)).to.deep.equal([now + 5]);
   });
 
+  it('tell what a mark stored while its rounds wait for another writer’s claim, before the rest', async () => {
+    const now = Date.now();
+    const [free, held] = ['told-first-a', 'told-first-b'].map((targetId) =>
+      aTrayRecord({ userId: 'u-told-first', targetId, lastUpdate: now - 60_000 }),
+    ) as [ReturnType<typeof aTrayRecord>, ReturnType<typeof aTrayRecord>];
+    await insertRecords(mongo.db, [free, held]);
+    await claimFor(mongo.db, 'another-writer', held._id, held.version + 1);
+    const release = setTimeout(
+      () =>
+        void mongo.db
+          .collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS)
+          .deleteOne({ _id: `${held._id}#${held.version + 1}` }),
+      2_500,
+    );
+    try {
+      const started = performance.now();
+      const told: { keys: string[]; afterMs: number }[] = [];
+      const changed = await createMongoInbox(mongo.db).mark(
+        'u-told-first',
+        { kind: 'seen', ids: [free._id, held._id] },
+        now,
+        async (part) =>
+          void told.push({ keys: part.map((record) => record.key), afterMs: performance.now() - started }),
+      );
+      expect(changed).to.have.lengthOf(2);
+      expect(told.map((part) => part.keys)).to.deep.equal([[free._id], [held._id]]);
+      expect(told[0]!.afterMs, 'the free record told before the claim went').to.be.below(2_000);
+    } finally {
+      clearTimeout(release);
+    }
+  });
+
   it('tell each batch of a mark of all as soon as it is stored, before the next batch is written', async () => {
     const now = Date.now();
     const userId = 'u-many-unread';
