@@ -10,9 +10,9 @@
 export const SETTLE_MS = 5_000;
 
 /**
- * How long a write may run past the time it was given before it stamps what it writes later: a
+ * How long a write may run past the time it was given before what it writes is stamped later: a
  * mark that waited for a fan-out's locks, or one of thousands of records on a slow server, stamps
- * each record at that time plus what the write took beyond this, so it lands (and is told) within
- * SETTLE_MS of its stamp. Below it, the stamp is the time given, as the caller read it.
+ * its records with that time plus what it ran beyond this, so they are stored and told within
+ * SETTLE_MS of their stamp. Below it, the stamp is the time given, as the caller read it.
  */
 export const LATE_STAMP_AFTER_MS = 1_000;

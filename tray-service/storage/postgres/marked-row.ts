@@ -1,4 +1,3 @@
-import { LATE_STAMP_AFTER_MS } from '../../domain/settle-window.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { MarkedRecord } from '../port.ts';
 
@@ -28,17 +27,6 @@ export function markedAsRead(condition: string): { read: string; from: string } 
            ORDER BY key FOR UPDATE OF t`,
   };
 }
-
-/**
- * A mark's changed_at for its row: past the row's own, and `now` (a parameter) moved on by however
- * long the statement has run beyond LATE_STAMP_AFTER_MS when it writes the row. The statement's own
- * clock (clock_timestamp() from statement_timestamp()) measures it, so it stays on the caller's
- * clock: a mark that waited seconds for a fan-out holding the user's records would otherwise
- * commit, and be told, seconds after its stamp, past a live stream's settle window.
- */
-export const markedChangedAt = (now: string) =>
-  `GREATEST(changed_at + 1, ${now}, ${now} - ${LATE_STAMP_AFTER_MS} +
-     (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::bigint)`;
 
 /** The column a mark's RETURNING adds to the record's (bigint: a string). */
 export interface ChangedBeforeRow {

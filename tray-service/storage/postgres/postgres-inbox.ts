@@ -6,11 +6,11 @@ import {
   INBOX_OR_AWAY,
   MARKED_FROM,
   markedAsRead,
-  markedChangedAt,
   withChangedBefore,
   type ChangedBeforeRow,
 } from './marked-row.ts';
 import { createPostgresMutes } from './postgres-mutes.ts';
+import { stampedWhenLate } from './stamped-when-late.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
 
@@ -132,7 +132,9 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
     // The rows are locked in key order, the order every writer of several records takes them in
     // (as markAllRead does), so a fan-out writing this user's records at once waits instead of
     // deadlocking; an abort still possible runs the statement again.
-    mark(userId, mark, now) {
+    // Stamped anew when it waited (stampedWhenLate).
+    async mark(userId, mark, now) {
+      const started = performance.now();
       const { set, changes } = markSql(mark);
       const values: unknown[] = [userId, now];
       if (mark.kind === 'snooze') values.push(mark.until);
@@ -146,10 +148,10 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
               from: `${MARKED_FROM} AND key = ANY($${values.length}::text[]) AND ${changes} AND expires_at > $2
                      ORDER BY key FOR UPDATE`,
             };
-      return withRetry(async () =>
+      const changed = await withRetry(async () =>
         (
           await pool.query<InboxRow & ChangedBeforeRow>(
-            `${read} UPDATE tray_records SET ${set}, changed_at = ${markedChangedAt('$2')}
+            `${read} UPDATE tray_records SET ${set}, changed_at = GREATEST(changed_at + 1, $2)
              FROM (${from}) AS b
              WHERE user_id = $1 AND key = b.marked AND ${changes} AND expires_at > $2
              RETURNING ${INBOX_COLUMNS}, b.changed_before`,
@@ -157,6 +159,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
           )
         ).rows.map((row) => withChangedBefore(toInboxRecord(row), row)),
       );
+      return stampedWhenLate(pool, userId, changed, now, started);
     },
 
     async seeThrough(userId, now) {

@@ -7,11 +7,11 @@ import {
   INBOX_OR_AWAY,
   MARKED_FROM,
   markedAsRead,
-  markedChangedAt,
   withChangedBefore,
   type ChangedBeforeRow,
 } from './marked-row.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import { stampedWhenLate } from './stamped-when-late.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
 
@@ -87,17 +87,19 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       ),
 
     async markRead(userId, verb: TrayVerb, targetId, now) {
+      const started = performance.now();
       const key = encodeRecordKey({ verb, targetId, userId });
       // Only the read and seen flags and changedAt: a worker writing the same record at once keeps
       // its actors.
       const changed = await marked(
-        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = ${markedChangedAt('$3')}
+        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $3)
          FROM (${MARKED_FROM} AND key = $2 AND expires_at > $3 AND NOT (has_read AND is_seen) FOR UPDATE) AS b
          WHERE user_id = $1 AND key = b.marked
          RETURNING ${RECORD_COLUMNS}, b.changed_before`,
         [userId, key, now],
       );
-      if (changed.length > 0) return { found: true, changed };
+      if (changed.length > 0)
+        return { found: true, changed: await stampedWhenLate(pool, userId, changed, now, started) };
       const exists = await pool.query(
         'SELECT 1 FROM tray_records WHERE user_id = $1 AND key = $2 AND expires_at > $3',
         [userId, key, now],
@@ -109,17 +111,21 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     // so a fan-out writing this user's records at once waits instead of deadlocking; an abort
     // still possible (a writer of another order) runs the statement again here.
     // The records unread as the call found it: not activity delivered while it waited (markedAsRead).
-    markAllRead: (userId, now) =>
-      withRetry(() =>
+    // Stamped anew when it waited (stampedWhenLate).
+    async markAllRead(userId, now) {
+      const started = performance.now();
+      const changed = await withRetry(() =>
         marked(
           `${unread.read} UPDATE tray_records SET has_read = true, is_seen = true,
-             changed_at = ${markedChangedAt('$2')}
+             changed_at = GREATEST(changed_at + 1, $2)
            FROM (${unread.from}) AS b
            WHERE user_id = $1 AND key = b.marked AND NOT has_read AND expires_at > $2
            RETURNING ${RECORD_COLUMNS}, b.changed_before`,
           [userId, now],
         ),
-      ),
+      );
+      return stampedWhenLate(pool, userId, changed, now, started);
+    },
 
     // No group locks: a grouped upsert never re-creates a record deleted here after its snapshot
     // (it only updates the records it read, upsert-group-records.ts). Its update of one record and

@@ -98,46 +98,63 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
     // A live stream counts a change stamped SETTLE_MS before the newest it delivered as delivered:
     // a mark stamped when asked but committed after seconds behind a fan-out's locks was lost to it.
     it('stamps the records a mark waited for with the time it wrote them, past the time it was given', async () => {
-      await personal([comment('p-1', 'u-cid', 1), comment('p-2', 'u-cid', 2)]);
-      const [, second] = (await tray.records.pageAfter('u-ana', undefined, 10, NOW)).records.map(
-        (record) => record.key,
-      );
+      await personal([comment('p-1', 'u-cid', 1), comment('p-2', 'u-cid', 2), comment('p-3', 'u-cid', 3)]);
+      // The writer holds the highest key: the mark locks (and writes) the lower ones first, in key
+      // order, then waits; all of them become visible only when it commits.
+      const keys = (await tray.records.pageAfter('u-ana', undefined, 10, NOW)).records
+        .map((record) => record.key)
+        .sort();
+      const highest = keys.at(-1);
       const writer = await tray.pg.pool.connect();
       const waitMs = 2_500;
-      try {
+      const holdHighest = async () => {
         await writer.query('BEGIN');
         await writer.query("SELECT 1 FROM tray_records WHERE user_id = 'u-ana' AND key = $1 FOR UPDATE", [
-          second,
+          highest,
         ]);
+      };
+      try {
+        await holdHighest();
         const marking = tray.records.markAllRead('u-ana', NOW + 5);
         await new Promise((resolve) => setTimeout(resolve, waitMs));
         await writer.query('COMMIT');
-        const stamps = (await marking).map((record) => record.changedAt - (NOW + 5));
-        expect(stamps).to.have.lengthOf(2);
-        // Each by the statement's own clock: what it waited beyond a second, give or take.
-        for (const late of stamps) expect(late).to.be.within(waitMs - 1_000 - 200, waitMs - 1_000 + 2_000);
+        const read = await marking;
+        expect(read).to.have.lengthOf(3);
+        // What it waited beyond a second, give or take: every record, those written before the wait too.
+        for (const record of read)
+          expect(record.changedAt - (NOW + 5), record.key).to.be.within(waitMs - 1_000 - 200, waitMs + 2_000);
+        // As stored: what a stream resuming from there reads.
+        const stored = await tray.records.byKeys('u-ana', keys, NOW);
+        expect(stored.map((record) => record.changedAt).sort()).to.deep.equal(
+          read.map((record) => record.changedAt).sort(),
+        );
         // The inbox's marks alike.
-        await writer.query('BEGIN');
-        await writer.query("SELECT 1 FROM tray_records WHERE user_id = 'u-ana' AND key = $1 FOR UPDATE", [
-          second,
-        ]);
-        const seeing = createPostgresInbox(tray.pg.pool).mark(
+        await holdHighest();
+        const archiving = createPostgresInbox(tray.pg.pool).mark(
           'u-ana',
           { kind: 'archive', ids: 'all' },
           NOW + 1e5,
         );
         await new Promise((resolve) => setTimeout(resolve, waitMs));
         await writer.query('COMMIT');
-        const archived = (await seeing).map((record) => record.changedAt - (NOW + 1e5));
-        expect(archived).to.have.lengthOf(2);
-        for (const late of archived) expect(late).to.be.within(waitMs - 1_000 - 200, waitMs - 1_000 + 2_000);
+        const archived = await archiving;
+        expect(archived).to.have.lengthOf(3);
+        for (const record of archived)
+          expect(record.changedAt - (NOW + 1e5), record.key).to.be.within(
+            waitMs - 1_000 - 200,
+            waitMs + 2_000,
+          );
+        // Their changedBefore is still the state each replaced.
+        expect(archived.map((record) => record.changedBefore).sort()).to.deep.equal(
+          read.map((record) => record.changedAt).sort(),
+        );
       } finally {
         await writer.query('ROLLBACK').catch(() => undefined);
         writer.release();
       }
       // A mark that waits for nothing keeps the time it was given.
-      await personal([comment('p-3', 'u-cid', 3)], NOW + 10);
-      const { changed } = await tray.records.markRead('u-ana', 'comment', 'p-3', NOW + 20);
+      await personal([comment('p-4', 'u-cid', 4)], NOW + 10);
+      const { changed } = await tray.records.markRead('u-ana', 'comment', 'p-4', NOW + 20);
       expect(changed.map((record) => record.changedAt)).to.deep.equal([NOW + 20]);
     });
 
