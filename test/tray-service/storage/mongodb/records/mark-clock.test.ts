@@ -8,6 +8,7 @@ import { ensureTestCollections } from '../../../../support/ensure-test-collectio
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { aTrayRecord, insertRecords } from '../../../../support/tray-record-builder.ts';
 import { claimFor } from '../support/claim-for.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/collections/tray-records-collection.ts';
 
 // A live stream counts a change stamped SETTLE_MS before the newest it delivered as delivered, and a
 // resumed stream looks back no further: a mark must be stored and told within that window of its
@@ -18,29 +19,36 @@ describe('MongoDB marks stamped by markClock', function () {
   const mongo = useMongo();
   before(() => ensureTestCollections(mongo.db, trayCollections));
 
+  const HOLD_MS = 2_500;
+  /**
+   * Two records of `userId` (on targets `first`, `second`) stored a minute before `now`; another
+   * writer holds the next version of the one named `held` for HOLD_MS, then lets it go. Returns the
+   * records and the stop of that release, for the test's end.
+   */
+  const twoRecordsOneHeld = async (userId: string, now: number, targets: [string, string], held: 0 | 1) => {
+    const records = targets.map((targetId) => aTrayRecord({ userId, targetId, lastUpdate: now - 60_000 }));
+    await insertRecords(mongo.db, records);
+    const holding = records[held]!;
+    const claim = `${holding._id}#${holding.version + 1}`;
+    await claimFor(mongo.db, 'another-writer', holding._id, holding.version + 1);
+    const release = setTimeout(
+      () => void mongo.db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS).deleteOne({ _id: claim }),
+      HOLD_MS,
+    );
+    return { records: records as [TrayRecordDoc, TrayRecordDoc], stop: () => clearTimeout(release) };
+  };
+
   it('stamp a record a mark waited for with the time it wrote it, past the time it was given', async () => {
     const now = Date.now();
-    const [held, free] = ['mark-clock-a', 'mark-clock-b'].map((targetId) =>
-      aTrayRecord({ userId: 'u-waits', targetId, lastUpdate: now - 60_000 }),
-    ) as [ReturnType<typeof aTrayRecord>, ReturnType<typeof aTrayRecord>];
-    await insertRecords(mongo.db, [held, free]);
-    // Another writer holds the record's next version for 2.5 s, then lets it go.
-    await claimFor(mongo.db, 'another-writer', held._id, held.version + 1);
-    const waitMs = 2_500;
-    const release = setTimeout(
-      () =>
-        void mongo.db
-          .collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS)
-          .deleteOne({ _id: `${held._id}#${held.version + 1}` }),
-      waitMs,
-    );
+    const held = await twoRecordsOneHeld('u-waits', now, ['mark-clock-a', 'mark-clock-b'], 0);
+    const [, free] = held.records;
     try {
       const records = createMongoRecords(mongo.db, { lastRead: { latest: async () => 0 } });
       const { changed } = await records.markRead('u-waits', 'comment', 'mark-clock-a', now);
       expect(changed).to.have.lengthOf(1);
-      expect(changed[0]!.changedAt - now).to.be.at.least(waitMs - 1_000 - 100);
+      expect(changed[0]!.changedAt - now).to.be.at.least(HOLD_MS - 1_000 - 100);
     } finally {
-      clearTimeout(release);
+      held.stop();
     }
     // One that waits for nothing keeps the time it was given.
     const inbox = createMongoInbox(mongo.db);
@@ -50,18 +58,8 @@ describe('MongoDB marks stamped by markClock', function () {
 
   it('tell what a mark stored while its rounds wait for another writer’s claim, before the rest', async () => {
     const now = Date.now();
-    const [free, held] = ['told-first-a', 'told-first-b'].map((targetId) =>
-      aTrayRecord({ userId: 'u-told-first', targetId, lastUpdate: now - 60_000 }),
-    ) as [ReturnType<typeof aTrayRecord>, ReturnType<typeof aTrayRecord>];
-    await insertRecords(mongo.db, [free, held]);
-    await claimFor(mongo.db, 'another-writer', held._id, held.version + 1);
-    const release = setTimeout(
-      () =>
-        void mongo.db
-          .collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS)
-          .deleteOne({ _id: `${held._id}#${held.version + 1}` }),
-      2_500,
-    );
+    const holding = await twoRecordsOneHeld('u-told-first', now, ['told-first-a', 'told-first-b'], 1);
+    const [free, held] = holding.records;
     try {
       const started = performance.now();
       const told: { keys: string[]; afterMs: number }[] = [];
@@ -74,9 +72,9 @@ describe('MongoDB marks stamped by markClock', function () {
       );
       expect(changed).to.have.lengthOf(2);
       expect(told.map((part) => part.keys)).to.deep.equal([[free._id], [held._id]]);
-      expect(told[0]!.afterMs, 'the free record told before the claim went').to.be.below(2_000);
+      expect(told[0]!.afterMs, 'the free record told before the claim went').to.be.below(HOLD_MS - 500);
     } finally {
-      clearTimeout(release);
+      holding.stop();
     }
   });
 
