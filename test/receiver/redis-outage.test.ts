@@ -57,6 +57,19 @@ async function consumeAll(redisUrl: string, prefix: string, expected: number): P
   }
 }
 
+/** The receiver's app on a port of its own, for requests whose body comes late (postLate). */
+async function listening(receiver: TestReceiver): Promise<Server> {
+  const server = createServer(receiver.app).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return server;
+}
+
+/** The enqueues the receiver's metrics counted, of the outcomes whose labels include `labels`. */
+async function enqueuesCounted(receiver: TestReceiver, labels: string): Promise<number> {
+  const metrics = (await request(receiver.app).get('/metrics').expect(200)).text;
+  return metricSum(metrics, 'webhook_enqueue_duration_seconds_count', labels);
+}
+
 /** POSTs a signed `body` whose headers go at once and whose body `lateMs` after; answers the status. */
 function postLate(server: Server, body: string, lateMs: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {
@@ -230,8 +243,7 @@ describe('receiver while Redis is down', function () {
       const prefix = useQueuePrefix();
       // The longest enqueue budget allowed: a body 0.6 s late left the spool write past the 1.5 s.
       const receiver = await start(prefix, join(dir, 'spool'), { enqueueTimeoutMs: 1_000 });
-      const server = createServer(receiver.app).listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
+      const server = await listening(receiver);
       const body = channelDidCreate('slow-upload');
       redis.process.kill('SIGSTOP');
       try {
@@ -256,15 +268,9 @@ describe('receiver while Redis is down', function () {
     it('spools it untried and counts no enqueue, failed or other', async () => {
       const prefix = useQueuePrefix();
       const receiver = await start(prefix, join(dir, 'spool'));
-      const server = createServer(receiver.app).listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
+      const server = await listening(receiver);
       const body = channelDidCreate('late-upload');
-      const enqueues = async () =>
-        metricSum(
-          (await request(receiver.app).get('/metrics').expect(200)).text,
-          'webhook_enqueue_duration_seconds_count',
-          'outcome=',
-        );
+      const enqueues = () => enqueuesCounted(receiver, 'outcome=');
       try {
         const before = await enqueues();
         const status = await postLate(server, body, 1_100);
@@ -285,15 +291,9 @@ describe('receiver while Redis is down', function () {
       const prefix = useQueuePrefix();
       const logLines: string[] = [];
       const receiver = await start(prefix, join(dir, 'spool'), { logLines });
-      const server = createServer(receiver.app).listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
+      const server = await listening(receiver);
       const body = channelDidCreate('late-and-slow');
-      const failed = async () =>
-        metricSum(
-          (await request(receiver.app).get('/metrics').expect(200)).text,
-          'webhook_enqueue_duration_seconds_count',
-          'outcome="failed"',
-        );
+      const failed = () => enqueuesCounted(receiver, 'outcome="failed"');
       const pauser = new Redis(redis.url);
       try {
         const before = await failed();
