@@ -1,5 +1,6 @@
 // How long the development stack waits for a service to exit after its signal before SIGKILL.
 import { opsShape } from '../../shared/config/ops-config.ts';
+import { SHUTDOWN_DEADLINE_MS } from '../../shared/process/on-shutdown.ts';
 
 /**
  * After the first Ctrl-C: a service exits within its own deadline (SHUTDOWN_DEADLINE_MS, as the
@@ -10,7 +11,7 @@ import { opsShape } from '../../shared/config/ops-config.ts';
  */
 export function serviceStopMs(env: NodeJS.ProcessEnv = process.env): number {
   const deadline = opsShape.SHUTDOWN_DEADLINE_MS.safeParse(env.SHUTDOWN_DEADLINE_MS);
-  return (deadline.success ? deadline.data : opsShape.SHUTDOWN_DEADLINE_MS.parse(undefined)) + 4_000;
+  return (deadline.success ? deadline.data : SHUTDOWN_DEADLINE_MS) + 4_000;
 }
 
 /** After the second Ctrl-C, which a service takes as "exit now". */

@@ -9,9 +9,8 @@ function hostName(host: string): string {
 
 /**
  * For an admin listener on loopback with no proxy in front (ADMIN_BEHIND_TLS off, ADMIN_TRUST_PROXY
- * unset): refuses a request whose Host names
- * anything but a loopback host (localhost, 127.0.0.0/8, [::1]), before anything else is done for
- * it. A page of any site whose name it then points at 127.0.0.1 (DNS rebinding) has the browser
+ * unset): refuses a request whose Host names anything but a loopback host (localhost, 127.0.0.0/8,
+ * [::1]), before anything else is done for it. A page of any site whose name it then points at 127.0.0.1 (DNS rebinding) has the browser
  * of an operator on this machine, or at the end of an SSH tunnel, call the listener as that site,
  * same-origin to the browser: its wrong sign-ins counted against 127.0.0.1 would refuse every
  * operator reaching the admin from there. Operators name it as localhost or 127.0.0.1.

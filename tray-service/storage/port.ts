@@ -86,14 +86,15 @@ export interface HistoryPage {
 export type MarkedRecord<R extends TrayRecord = TrayRecord> = R & { changedBefore: number };
 
 /**
- * Told part of a mark's changes as soon as they are stored, by an adapter that writes a large mark
- * in parts: each part reaches live streams within their settle window of its stamp, where told at
- * the end of a mark of thousands it would come past it. The mark still returns every record it
- * changed, those told included (the same objects).
+ * Told part of a write's changes as soon as they are stored, by an adapter that writes in parts (a
+ * mark of thousands, the snooze wake-up): each part reaches live streams within their settle
+ * window of its stamp, where told at the end it would come past it. The write still returns every
+ * record it changed, those told included (the same objects).
  */
-export type TellMarked<R extends TrayRecord = TrayRecord> = (
-  part: readonly MarkedRecord<R>[],
-) => Promise<void>;
+export type TellStored<T> = (part: readonly T[]) => Promise<void>;
+
+/** TellStored of a mark's records. */
+export type TellMarked<R extends TrayRecord = TrayRecord> = TellStored<MarkedRecord<R>>;
 
 /** A user's tray as the tray API and the live tray read and mark it. */
 export interface TrayRecordsPort {
@@ -508,13 +509,9 @@ export interface InboxPort {
    * A record that expired while snoozed is not woken: like every expired record it is never
    * changed, counted or announced again, only purged. Returns the woken records; fewer than `limit`
    * when no more are due. A failure after some woke is a PartialWriteError carrying them. An
-   * adapter that wakes them in parts may tell each part once stored (`tell`, as TellMarked).
+   * adapter that wakes them in parts may tell each part once stored (TellStored).
    */
-  wakeDue(
-    now: number,
-    limit: number,
-    tell?: (part: readonly InboxRecord[]) => Promise<void>,
-  ): Promise<InboxRecord[]>;
+  wakeDue(now: number, limit: number, tell?: TellStored<InboxRecord>): Promise<InboxRecord[]>;
   /**
    * PUT a mute (domain/mute-changes.ts putMute); returns the mute in force. Ended spans are kept
    * `retentionDays` after their end. A PUT that would start a new span while `maxInForce` of the

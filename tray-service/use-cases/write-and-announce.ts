@@ -1,4 +1,4 @@
-import { PartialWriteError } from '../storage/port.ts';
+import { PartialWriteError, type TellStored } from '../storage/port.ts';
 
 /**
  * Runs a write of several records, announces what it changed to the user's open streams, and
@@ -10,13 +10,13 @@ import { PartialWriteError } from '../storage/port.ts';
  * idempotent). Nothing changed: nothing announced.
  */
 export async function writeAndAnnounce<T extends object>(
-  write: (tell: (part: readonly T[]) => Promise<void>) => Promise<T[]>,
+  write: (tell: TellStored<T>) => Promise<T[]>,
   announce: (changed: readonly T[]) => Promise<void>,
 ): Promise<T[]> {
   const told = new Set<T>();
   // The announcement is the streams' only news of these records; its own failure is the
   // publisher's to record (lost changes), never the call's, which has changed them already.
-  const tell = async (part: readonly T[]) => {
+  const tell: TellStored<T> = async (part) => {
     for (const record of part) told.add(record);
     if (part.length > 0) await announce(part).catch(() => undefined);
   };

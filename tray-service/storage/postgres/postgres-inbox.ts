@@ -11,6 +11,7 @@ import {
 } from './marked-row.ts';
 import { createPostgresMutes } from './postgres-mutes.ts';
 import { stampedWhenLate } from './stamped-when-late.ts';
+import { markClock } from '../mark-clock.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
 
@@ -134,7 +135,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
     // deadlocking; an abort still possible runs the statement again.
     // Stamped anew when it waited (stampedWhenLate).
     async mark(userId, mark, now) {
-      const started = performance.now();
+      const clock = markClock(now);
       const { set, changes } = markSql(mark);
       const values: unknown[] = [userId, now];
       if (mark.kind === 'snooze') values.push(mark.until);
@@ -159,7 +160,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
           )
         ).rows.map((row) => withChangedBefore(toInboxRecord(row), row)),
       );
-      return stampedWhenLate(pool, userId, changed, now, started);
+      return stampedWhenLate(pool, userId, changed, now, clock);
     },
 
     async seeThrough(userId, now) {

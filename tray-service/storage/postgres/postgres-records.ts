@@ -12,6 +12,7 @@ import {
 } from './marked-row.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import { stampedWhenLate } from './stamped-when-late.ts';
+import { markClock } from '../mark-clock.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
 
@@ -87,7 +88,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       ),
 
     async markRead(userId, verb: TrayVerb, targetId, now) {
-      const started = performance.now();
+      const clock = markClock(now);
       const key = encodeRecordKey({ verb, targetId, userId });
       // Only the read and seen flags and changedAt: a worker writing the same record at once keeps
       // its actors.
@@ -99,7 +100,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
         [userId, key, now],
       );
       if (changed.length > 0)
-        return { found: true, changed: await stampedWhenLate(pool, userId, changed, now, started) };
+        return { found: true, changed: await stampedWhenLate(pool, userId, changed, now, clock) };
       const exists = await pool.query(
         'SELECT 1 FROM tray_records WHERE user_id = $1 AND key = $2 AND expires_at > $3',
         [userId, key, now],
@@ -113,7 +114,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     // The records unread as the call found it: not activity delivered while it waited (markedAsRead).
     // Stamped anew when it waited (stampedWhenLate).
     async markAllRead(userId, now) {
-      const started = performance.now();
+      const clock = markClock(now);
       const changed = await withRetry(() =>
         marked(
           `${unread.read} UPDATE tray_records SET has_read = true, is_seen = true,
@@ -124,7 +125,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
           [userId, now],
         ),
       );
-      return stampedWhenLate(pool, userId, changed, now, started);
+      return stampedWhenLate(pool, userId, changed, now, clock);
     },
 
     // No group locks: a grouped upsert never re-creates a record deleted here after its snapshot

@@ -1,16 +1,16 @@
 import type pg from 'pg';
-import { LATE_STAMP_AFTER_MS } from '../../domain/settle-window.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { MarkedRecord } from '../port.ts';
 
 /**
- * A mark's records, stamped anew when the mark ran past LATE_STAMP_AFTER_MS from `started` (a
- * performance.now() time: it waited for a fan-out's locks, for a free connection, or ran again
- * after a deadlock). Its statement stamps the rows with the time given and makes them visible only
+ * A mark's records, stamped anew at `clock` (the mark's markClock, read once its statement is
+ * done) when that has moved past the time the mark was given (it waited for a fan-out's locks, for
+ * a free connection, or ran again after a deadlock). Its statement stamps the rows with the time given and makes them visible only
  * when it commits, so a row written before a wait would be told seconds after its stamp, past a
  * live stream's settle window. Each record still in the state the mark left (its changed_at as
- * returned) gets `now` plus the time past that bound; one a concurrent writer holds (SKIP LOCKED)
- * or changed since is left as it is, as that writer tells its own, later state. A restamp that
+ * returned: unlike restamped, which takes a write's records however they changed since) gets the
+ * new stamp; one a concurrent writer holds (SKIP LOCKED) or changed since is left as it is, as
+ * that writer tells its own, later state. A restamp that
  * fails leaves them as they are: the mark is committed, and is told as it is.
  */
 export async function stampedWhenLate<R extends TrayRecord>(
@@ -18,10 +18,10 @@ export async function stampedWhenLate<R extends TrayRecord>(
   userId: string,
   marked: MarkedRecord<R>[],
   now: number,
-  started: number,
+  clock: () => number,
 ): Promise<MarkedRecord<R>[]> {
-  const late = Math.round(performance.now() - started) - LATE_STAMP_AFTER_MS;
-  if (late <= 0 || marked.length === 0) return marked;
+  const at = clock();
+  if (at === now || marked.length === 0) return marked;
   try {
     const { rows } = await pool.query<{ key: string; changed_at: string }>(
       `UPDATE tray_records t SET changed_at = GREATEST(t.changed_at + 1, $4)
@@ -30,7 +30,7 @@ export async function stampedWhenLate<R extends TrayRecord>(
              WHERE r.user_id = $1 ORDER BY r.key FOR UPDATE OF r SKIP LOCKED) AS s
        WHERE t.user_id = $1 AND t.key = s.key
        RETURNING t.key, t.changed_at`,
-      [userId, marked.map((record) => record.key), marked.map((record) => record.changedAt), now + late],
+      [userId, marked.map((record) => record.key), marked.map((record) => record.changedAt), at],
     );
     const stamped = new Map(rows.map((row) => [row.key, Number(row.changed_at)]));
     return marked.map((record) => {

@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
-import { PartialWriteError, type InboxPort, type TellMarked } from '../../port.ts';
+import { PartialWriteError, type InboxPort } from '../../port.ts';
 import type { InboxRecord } from '../../../domain/inbox-record.ts';
 import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import type { ComputeRecord } from '../compare-and-set/cas-update-records.ts';
@@ -9,8 +9,8 @@ import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
 import { leaveMadeUnread } from '../records/leave-made-unread.ts';
 import { markInBatches } from '../records/mark-in-batches.ts';
-import { markClock } from '../records/mark-clock.ts';
-import { writeMarked } from '../records/write-marked.ts';
+import { markClock } from '../../mark-clock.ts';
+import { writeMarked, type WriteMarkedOptions } from '../records/write-marked.ts';
 import { recordBox, viewBox } from '../collections/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
@@ -42,17 +42,12 @@ export function createMongoInbox(db: Db): InboxPort {
         record.userId === userId && ids.includes(encodeRecordKey(record)) && record.expiresAt.getTime() > now,
     );
 
-  /**
-   * Writes `compute` over `found`, stamped by `clock`, each bulk told to `tell` once stored; returns
-   * the records this call changed.
-   */
+  /** Writes `compute` over `found` (writeMarked); returns the records this call changed. */
   const write = (
     found: readonly TrayRecordDoc[],
     compute: ComputeRecord,
-    clock: () => number,
-    stampChangedAt = true,
-    tell?: TellMarked<InboxRecord>,
-  ) => writeMarked(db, found, compute, clock, toInboxRecord, stampChangedAt, tell);
+    options: Omit<WriteMarkedOptions<InboxRecord>, 'shape'>,
+  ) => writeMarked(db, found, compute, { ...options, shape: toInboxRecord });
 
   // A record read again in a later round (a concurrent write) is judged again: gone or expired
   // records and another user's are left alone.
@@ -98,7 +93,7 @@ export function createMongoInbox(db: Db): InboxPort {
         if (!record || (mark.ids === 'all' && recordBox(record) !== 'inbox')) return 'unchanged';
         return withInboxChange(record, inboxChange(mark, record, now));
       };
-      if (mark.ids !== 'all') return write(await named(userId, mark.ids, now), compute, clock, true, tell);
+      if (mark.ids !== 'all') return write(await named(userId, mark.ids, now), compute, { clock, tell });
       // With `only`, those the mark changes: those read, for archive's readOnly; those not seen
       // yet, for seen (a record seen already would be read only to change nothing, on every call).
       const only: Filter<TrayRecordDoc> =
@@ -109,7 +104,7 @@ export function createMongoInbox(db: Db): InboxPort {
             : {};
       return markInBatches(
         records.find({ userId, box: 'inbox', expiresAt: { $gt: new Date(now) }, ...only }),
-        (found) => write(found, leaveMadeUnread(found, compute), clock, true, tell),
+        (found) => write(found, leaveMadeUnread(found, compute), { clock, tell }),
       );
     },
 
@@ -128,7 +123,7 @@ export function createMongoInbox(db: Db): InboxPort {
             expiresAt: { $gt: new Date(now) },
           }),
           // Like the last-read time itself: nothing for live streams (the port's seeThrough).
-          (found) => write(found, seen, () => now, false),
+          (found) => write(found, seen, { clock: () => now, stampChangedAt: false }),
         );
         return changed.length;
       } catch (error) {

@@ -5,7 +5,8 @@ import { TRAY_RECORDS } from '../collections/collection-names.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { collectChanged } from '../compare-and-set/collect-changed.ts';
-import { markClock } from '../records/mark-clock.ts';
+import { markClock } from '../../mark-clock.ts';
+import type { TellStored } from '../../port.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
 import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 import { withInboxChange } from '../records/with-inbox-change.ts';
@@ -27,7 +28,7 @@ export async function wakeDue(
   db: Db,
   now: number,
   limit: number,
-  tell?: (part: readonly InboxRecord[]) => Promise<void>,
+  tell?: TellStored<InboxRecord>,
 ): Promise<InboxRecord[]> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const woken: InboxRecord[] = [];

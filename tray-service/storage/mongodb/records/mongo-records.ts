@@ -12,7 +12,7 @@ import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from './with-inbox-change.ts';
 import { leaveMadeUnread } from './leave-made-unread.ts';
-import { markClock } from './mark-clock.ts';
+import { markClock } from '../../mark-clock.ts';
 import { markInBatches } from './mark-in-batches.ts';
 import { writeMarked } from './write-marked.ts';
 import { createSortedPages } from './sorted-pages.ts';
@@ -75,7 +75,7 @@ export function createMongoRecords(
     clock: () => number,
     compute = markReadCompute,
     tell?: TellMarked,
-  ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, clock, toTrayRecord, true, tell);
+  ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, { clock, shape: toTrayRecord, tell });
 
   return {
     async countUnread(userId, lastReadAt, now) {

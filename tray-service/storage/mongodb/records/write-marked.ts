@@ -7,22 +7,30 @@ import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import type { TrayRecordDoc } from '../collections/tray-records-collection.ts';
 
 /**
+/** How writeMarked stamps, shapes and tells what it writes. */
+export interface WriteMarkedOptions<R extends TrayRecord> {
+  /** Each bulk's changedAt (the caller's clock, like every write of the port: markClock). */
+  clock: () => number;
+  /** The record as the caller's port returns it. */
+  shape: (doc: TrayRecordDoc) => R;
+  /** false: changedAt is left as it is (a change no live stream is told of). */
+  stampChangedAt?: boolean;
+  /** Told each bulk once stored. */
+  tell?: TellMarked<R> | undefined;
+}
+
+/**
  * A user's mark (read, seen, archived, snoozed) of the records `found`: `compute` written over them
- * by compare-and-set, each bulk stamped by `clock` (changedAt on the caller's clock, like every
- * write of the port, moved on for a long mark: markClock; unless `stampChangedAt` is false), under
- * claims of the request's own (a retry of a request is a new request), and told to `tell` once
- * stored. Answers the records it changed, as `shape` reads them (the objects told), each with the
- * changedAt of the state it replaced; a write stopped part-way throws a PartialWriteError with
- * those it changed.
+ * by compare-and-set, each bulk stamped and told as `options` say, under claims of the request's
+ * own (a retry of a request is a new request). Answers the records it changed, as `shape` reads
+ * them (the objects told), each with the changedAt of the state it replaced; a write stopped
+ * part-way throws a PartialWriteError with those it changed.
  */
 export function writeMarked<R extends TrayRecord>(
   db: Db,
   found: readonly TrayRecordDoc[],
   compute: ComputeRecord,
-  clock: () => number,
-  shape: (doc: TrayRecordDoc) => R,
-  stampChangedAt = true,
-  tell?: TellMarked<R>,
+  { clock, shape, stampChangedAt = true, tell }: WriteMarkedOptions<R>,
 ): Promise<MarkedRecord<R>[]> {
   const changed: MarkedRecord<R>[] = [];
   return collectChanged(changed, () =>
