@@ -262,6 +262,44 @@ conformanceCase(
 );
 
 conformanceCase(
+  'deleted users: what they keep is forgotten by the deletion only: a removal that puts their earlier action back leaves what was stored for them after it',
+  async (context) => {
+    const { storage, id } = context;
+    const inbox = inboxOf(storage);
+    const c = modelledStorage(context);
+    const [ana, ben] = [id('ana'), id('ben')];
+    const post = { postId: id('p-ana'), owner: ana };
+    const where = { communityId: c.communityId };
+    await c.personal([
+      aComment(ben, post, { id: id('cm-1'), at: at(1), name: 'Ben', ...where }),
+      aComment(ben, post, { id: id('cm-3'), at: at(3), name: 'Ben', ...where }),
+    ]);
+    await c.apply({ kind: 'deleteProfile', userId: ben, at: at(10), now: NOW + 1 });
+    // Stored through the port after the deletion (the tray's calls answer 410 and remove it
+    // themselves, use-cases/last-read.ts): a later write is no deletion and leaves it.
+    const target = { targetType: 'post' as const, targetId: id('p-other') };
+    await c.apply({ kind: 'lastRead', userId: ben, now: NOW + 2 });
+    await c.apply({ kind: 'mute', userId: ben, target, until: null, now: NOW + 2 });
+    // Ben's newest comment removed: his comment at minute 1 is put back among the post's actors.
+    await c.apply({
+      kind: 'removal',
+      removals: [{ kind: 'comment', id: id('cm-3'), postId: post.postId, at: at(11) }],
+      now: NOW + 3,
+    });
+    expect(namesOf(await c.record('ana', 'comment', NOW + 3))).to.deep.equal([['Deleted user', null, true]]);
+    expect(await storage.lastRead.latest(ben))
+      .to.equal(c.model.lastRead(ben))
+      .and.to.equal(NOW + 2);
+    expect((await inbox.mutesInForce(ben, NOW + 3)).map((mute) => mute.targetId)).to.deep.equal([
+      target.targetId,
+    ]);
+    expect(c.model.mutesOf(ben).map((mute) => mute.targetId)).to.deep.equal([target.targetId]);
+    for (const user of ['ana', 'ben']) await c.expectModel(user, NOW + 3);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
   'deleted users: isDeleted tells a stored deletion from a live, renamed or unknown user; forgetKept removes only the named users’ mutes and last-read times',
   async (context) => {
     const { storage, id } = context;

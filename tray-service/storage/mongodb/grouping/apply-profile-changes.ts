@@ -66,6 +66,9 @@ export async function applyProfileChanges(
     Math.max(...deleted.map((change) => change.at)),
     options.now?.() ?? Date.now(),
   );
+  // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users), here
+  // only: only their own calls store it, and those check the profile after they write.
+  await forgetKeptState(db, userIds);
   await forgetDeletedUsers(db, userIds, options);
 }
 
@@ -87,7 +90,9 @@ function profileUpdate(change: ProfileChange) {
 /**
  * Removes the deleted users' own trays and rewrites their snapshot to deletedActor in every
  * group, kept action and record; idempotent, so a write that finds a user deleted after it wrote
- * runs it again for them (reapply-deletions.ts).
+ * runs it again for them (reapply-deletions.ts). What they kept for themselves (mutes, last-read
+ * times) is the deletion's to forget, not this: a write running it again must leave what the port
+ * stored for them since, as PostgreSQL does.
  */
 export async function forgetDeletedUsers(
   db: Db,
@@ -95,8 +100,6 @@ export async function forgetDeletedUsers(
   { owner, now, onWritten }: ProfileChangeOptions,
 ): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users).
-  await forgetKeptState(db, userIds);
   for (const userId of userIds) {
     await records.deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new

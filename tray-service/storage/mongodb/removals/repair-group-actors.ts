@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { compareActions } from '../../../domain/group-actors.ts';
+import { showsDeleted } from '../../../domain/deleted-user.ts';
 import type { ActorAction } from '../../../domain/actor-action.ts';
 import { TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS } from '../collections/collection-names.ts';
 import { insertCoalesced } from '../driver/coalesced-writes.ts';
@@ -36,9 +37,9 @@ function newestByActor<T extends ActorAction>(actions: Iterable<T>): Map<string,
  * when it is sooner. A removal leaves a record's lastUpdate where it was, and the purge keeps a
  * group's documents until the latest expiry among its actors (purge-kept-actions.ts).
  *
- * Returns the users put back, named as their kept action names them: a deletion of one of them
- * that ran after that read renamed what it found before this insert, and the removal runs the
- * deletion's rewrite again for them (reapply-deletions.ts).
+ * Returns the users put back under their own name (a kept action not yet rewritten): a deletion
+ * of one of them that ran after that read renamed what it found before this insert, and the
+ * removal runs the deletion's rewrite again for them (reapply-deletions.ts).
  */
 export async function repairGroupActors(
   db: Db,
@@ -89,7 +90,9 @@ export async function repairGroupActors(
     });
   }
   if (refolded.length > 0) await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, refolded);
-  const putBack = refolded.map((doc) => doc.actor.userId);
+  // One put back as deleted was read after the deletion rewrote it: nothing to run again (for a
+  // deleted user with many actions, a sweep of every group and record they are in).
+  const putBack = refolded.filter((doc) => !showsDeleted(doc.actor)).map((doc) => doc.actor.userId);
   if (keepUntil === undefined) return putBack;
   let latest: Dated | undefined;
   for (const doc of [...left, ...refolded]) if (!latest || doc.expiresAt > latest.expiresAt) latest = doc;
