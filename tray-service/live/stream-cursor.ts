@@ -127,15 +127,16 @@ export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infin
 
 /**
  * Whether the stream has delivered this state of the record, or its client has it otherwise: one
- * from before the window counts as delivered, and one from before the floor was read from history
- * by the client or sent live (a stream is subscribed before its client reads its history, and a
- * resumed stream's catch-up, which looks back past the floor, goes out before any mark). Asked of
- * the state a mark changed: counted undelivered, the stream answers the mark with a catch-up, and
- * a client would take the record it resends for a new one.
+ * from before the window counts as delivered (read from history by the client, or sent live). The
+ * window reaches back SETTLE_MS before the floor (inWindow): a state stamped just before the
+ * opening may have landed after the client's read of history, and its announcement still be on
+ * its way or lost; a bare mark would leave the client without the record and count it delivered.
+ * Asked of the state a mark changed: counted undelivered, the stream answers the mark with a
+ * catch-up, which sends the record with the mark in it (a client that had it merges it by key).
  */
 export function hasDelivered(cursor: StreamCursor, recordId: string, changedAt: number): boolean {
   return (
-    changedAt <= Math.max(cursor.floor, cursor.at - SETTLE_MS) ||
+    !inWindow(cursor, changedAt) ||
     hasSeen(cursor, recordId, changedAt) ||
     passed(cursor, recordId, changedAt)
   );

@@ -86,6 +86,22 @@ describe('a mark announced before the record state it changed', function () {
     expect(await settle(again, user, key, live.events), 'after a reconnect').to.deep.equal(expected);
   });
 
+  it('a record stamped moments before the stream opened, landing after its client read history, marked read before its announcement: shown, read', async () => {
+    const user = 'u-mark-before-opening';
+    // Stamped a second before the opening, committed after the client's read of history (here: the
+    // client read nothing), announced late: only the stream can bring it.
+    const written = await write(user, 'p-early', [ANA], Date.now() - 1_000);
+    const key = written[0]?.key ?? '';
+    const live = await stream(user);
+    await request(tray.instance(0).base)
+      .get('/notifications/v3/mark-all-as-read')
+      .set('Authorization', await bearer(user))
+      .expect(200);
+    await live.next((event) => event.event === 'read' || event.event === 'record');
+    await tray.changes.recordsWritten(written);
+    expect(await settle(live, user, key)).to.deep.equal({ actors: 'Ana', hasRead: true });
+  });
+
   it('a record the stream shows, changed by the worker and marked read, the mark announced first: the new state, read', async () => {
     const user = 'u-mark-before-update';
     const live = await stream(user);
