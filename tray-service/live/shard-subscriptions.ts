@@ -19,7 +19,10 @@ export interface ShardSubscriptions {
   refused(userId: string): boolean;
   /** A user's last stream closed here: the channel is dropped when no other user needs it. */
   removeUser(userId: string): void;
-  /** Subscribes every channel in use again (after a reconnect) and waits for it. */
+  /**
+   * Subscribes every channel in use again (after a reconnect) and waits for it; drops the channels
+   * whose unsubscribe failed meanwhile.
+   */
   renew(): Promise<void>;
   /** Shutdown: no more unsubscribes or retries, the connection is about to close. */
   stop(): void;
@@ -43,6 +46,12 @@ export function createShardSubscriptions(
   const subscribed = new Map<number, Promise<void>>();
   /** The retry timers of the shards whose subscription was refused. */
   const retries = new Map<number, NodeJS.Timeout>();
+  /**
+   * Shards no stream here uses whose unsubscribe failed (Redis was down): ioredis keeps such a
+   * channel and subscribes it again on the new connection, and nothing would drop it; every change
+   * of the shard's users (a community's fan-out) would keep coming here. renew() drops them.
+   */
+  const leftOver = new Set<number>();
   let stopped = false;
 
   const cancelRetry = (shard: number) => {
@@ -84,11 +93,19 @@ export function createShardSubscriptions(
 
   const subscribe = (shard: number): Promise<void> => attempt(shard).then(() => undefined);
 
+  function unsubscribe(shard: number): void {
+    leftOver.delete(shard);
+    subscriber.unsubscribe(changeChannel(prefix, shard)).catch(() => {
+      if (!usersPerShard.has(shard)) leftOver.add(shard);
+    });
+  }
+
   return {
     addUser(userId) {
       const shard = shardOf(userId);
       const users = usersPerShard.get(shard) ?? 0;
       usersPerShard.set(shard, users + 1);
+      leftOver.delete(shard);
       return users === 0 ? subscribe(shard) : (subscribed.get(shard) ?? Promise.resolve());
     },
     ready: (userId) => subscribed.get(shardOf(userId)) ?? Promise.resolve(),
@@ -103,9 +120,10 @@ export function createShardSubscriptions(
       usersPerShard.delete(shard);
       subscribed.delete(shard);
       cancelRetry(shard);
-      if (!stopped) subscriber.unsubscribe(changeChannel(prefix, shard)).catch(() => undefined);
+      if (!stopped) unsubscribe(shard);
     },
     async renew() {
+      for (const shard of leftOver) unsubscribe(shard);
       await Promise.all([...usersPerShard.keys()].map((shard) => subscribe(shard)));
     },
     stop() {
