@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { hashTagOf, type RedisClusterTarget, type RedisTarget } from '../redis/redis-target.ts';
-import { logLevel, parsedWith, url } from './env-types.ts';
+import { logLevel, parsedWith, PASSWORD_NOT_SPLIT, url } from './env-types.ts';
 import { parseClusterNodes } from './parse-cluster-nodes.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
 /** Variables both services read. */
 export const commonShape = {
-  REDIS_URL: url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
+  REDIS_URL: url(['redis', 'rediss'], 'redis://127.0.0.1:6379').refine(...PASSWORD_NOT_SPLIT),
   /** Seed nodes of a Redis Cluster; when set, REDIS_URL gives only their credentials (withRedisTarget). */
   REDIS_CLUSTER_NODES: parsedWith(parseClusterNodes).optional(),
   /**

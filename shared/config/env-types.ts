@@ -82,9 +82,26 @@ export const PASSWORD_NOT_SPLIT = [
   },
 ] as const;
 
+const parses = (value: string): boolean => {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export const url = (protocols: readonly string[], fallback?: string) => {
+  const named = new RegExp(`^(${protocols.join('|')})://`, 'i');
   const schema = z
     .string()
+    // With the right scheme, a URL that does not parse is nearly always a password's "/", "?" or
+    // "#" not escaped (before it, the rest reads as a port that is none): said so, not the value.
+    .refine((value) => !named.test(value) || parses(value), {
+      error:
+        'does not read as a URL: a "/", "?", "#" or "@" in its user name or password must be escaped (write "/" as %2F, "?" as %3F, "#" as %23, "@" as %40)',
+      abort: true,
+    })
     .refine(
       (value) => {
         try {

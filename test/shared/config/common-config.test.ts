@@ -102,6 +102,11 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
       'redis://default:7/Zq9secret@redis:6379/0',
       'redis://u:77?db=Zq9secret@redis:6379',
       'redis://default:123/Zq9secret?def@redis:6379/0',
+      // Read as host "default", port 2024, and a query or fragment that names no db.
+      'redis://default:2024?Zq9secret@redis:6379',
+      'redis://default:2024#Zq9secret@redis:6379',
+      // No URL at all before the escape.
+      'redis://default:Ab/Zq9secret@redis:6379',
     ])
       expect(() => loadTrayConfig({ REDIS_URL: url }), url)
         .to.throw(ConfigError, /REDIS_URL: .*write "\/" as %2F/)

@@ -75,6 +75,18 @@ describe('tray storage configuration', () => {
       });
     });
 
+    // A generated password rarely starts with digits: before its "/" it reads as a port that is
+    // none, no URL parses, and the message said only which scheme it must start with.
+    it('says how to escape a password that keeps a URL with the right scheme from parsing at all', () => {
+      for (const bad of ['postgres://tray:Ab/cd@db/tray', 'postgresql://tray:x?y#z@db/tray'])
+        failure({ DATABASE_URL: bad })
+          .that.includes('DATABASE_URL: does not read as a URL')
+          .and.includes('write "/" as %2F')
+          .and.not.include('cd@')
+          .and.not.include('starting with');
+      failure({ DATABASE_URL: 'mysql://db/tray' }).that.includes('expected a URL starting with postgres://');
+    });
+
     // The URI's path names the driver's default database; it was ignored for `tray` silently.
     // Taking it instead would move an existing tray to an empty database: neither is guessed.
     it('stops start-up naming MONGODB_DB when it is unset and the URI names another database', () => {
