@@ -332,9 +332,10 @@ export interface EventsPort {
    */
   markApplied(event: Pick<StoredEvent, 'key' | 'receivedAt'>, appliedAt: Date, by?: string): Promise<boolean>;
   /**
-   * Unexpired events per minute of receipt, by name, for the minutes in [since, until) that have
-   * any, oldest first: a rollup kept as events are stored (each stored event counted once), never
-   * a scan of the events.
+   * Events per minute of receipt, by name, for the minutes in [since, until) that have any, oldest
+   * first: a rollup kept as events are stored (each stored event counted once), never a scan of the
+   * events. A minute's counts live as long as its latest-expiring event, so an event that expired
+   * before the others of its minute is still counted.
    */
   perMinute(since: Date, until: Date): Promise<EventMinute[]>;
   /** The lag histograms of the minutes in [since, until), oldest first, kept by markApplied. */
