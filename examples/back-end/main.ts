@@ -1,7 +1,7 @@
 import { fetchFailureCause } from '../../shared/http/fetch-failure-cause.ts';
 import { z } from 'zod';
 import { UsageError } from '../../shared/errors/usage-error.ts';
-import { parseCli, runCli, scriptEnv } from '../../scripts/lib/cli.ts';
+import { envText, parseCli, runCli, scriptEnv } from '../../scripts/lib/cli.ts';
 import { devSecretOr } from '../../scripts/lib/dev-secrets.ts';
 import { stackAddresses } from '../../scripts/lib/stack-addresses.ts';
 import { listTray } from './list-tray.ts';
@@ -49,7 +49,7 @@ runCli(async () => {
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: expected a whole number from 1`);
   const listing = await listTray({
     trayUrl: env.TRAY_URL,
-    jwtSecret: devSecretOr('JWT_SECRET', process.env.JWT_SECRET, 'JWT_SECRET'),
+    jwtSecret: devSecretOr('JWT_SECRET', envText('JWT_SECRET'), 'JWT_SECRET'),
     userId: values.user,
     limit,
     ...(values.locale ? { locale: values.locale } : {}),

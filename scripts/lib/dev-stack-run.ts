@@ -23,10 +23,10 @@ import { stackAddresses } from './stack-addresses.ts';
 import { stackEnvPath, writeStackEnv } from './stack-env-file.ts';
 import { stackExposure } from './stack-exposure.ts';
 import { lockDataDir } from './stack-lock.ts';
-import { shownUrl } from './shown-url.ts';
+import { shownClusterNodes, shownUrl } from './shown-url.ts';
 import { checkDataDir } from './check-data-dir.ts';
 import { staleStackUrls } from './stale-stack-urls.ts';
-import { operatorEnvironment } from './operator-environment.ts';
+import { operatorEnvironment, shellsHost } from './operator-environment.ts';
 import { metricsPortsProblem, ownRedisWanted, serviceEnvironments, stackDefaults } from './stack-settings.ts';
 import { makeOwnerOnlyDir } from './owner-only-dir.ts';
 import { waitHealthy } from './wait-healthy.ts';
@@ -225,6 +225,10 @@ async function start(): Promise<void> {
   // with it: those are started again, not taken for servers of the operator's own.
   const stale = staleStackUrls(process.env, secrets);
   const operatorEnv = operatorEnvironment(process.env, stale);
+  if (shellsHost(process.env))
+    say(
+      `HOST=${process.env.HOST ?? ''}: this machine's name, which tcsh sets in every environment; left out, the services listen on loopback (give an address in HOST to open them)`,
+    );
   /** Development settings, only where the operator set nothing. */
   const devDefaults = stackDefaults(secrets, join(dataDir, 'receiver-spool'), operatorEnv);
   // Its Redis is started again only when the operator names no cluster of their own.
@@ -315,7 +319,7 @@ async function start(): Promise<void> {
   const passwordIn = (name: string) => `password: ${name} in ${secretsFile}; `;
   say(
     env.REDIS_CLUSTER_NODES
-      ? `redis    cluster ${env.REDIS_CLUSTER_NODES}`
+      ? `redis    cluster ${shownClusterNodes(env.REDIS_CLUSTER_NODES)}`
       : `redis    ${shownUrl(env.REDIS_URL ?? '')}${redis ? ` (${passwordIn('REDIS_PASSWORD')}data in ${redis.dir})` : ''}`,
   );
   if (env.DATABASE_URL) {

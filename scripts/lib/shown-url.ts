@@ -1,3 +1,6 @@
+import { parseClusterNodes } from '../../shared/config/parse-cluster-nodes.ts';
+import { hostPort } from '../../shared/http/host-port.ts';
+
 /**
  * A URL as the stack prints it (the operator's own URLs included): its password, if any, replaced,
  * and its query shown as `?…`, since a query may carry a password too (node-postgres reads
@@ -24,5 +27,19 @@ export function shownUrl(url: string): string {
       (_match, scheme: string | undefined) => `${scheme ?? ''}****@`,
     );
     return `${shown}${shownQuery}`;
+  }
+}
+
+/**
+ * REDIS_CLUSTER_NODES as the stack prints it: the seeds as host:port, or, when an entry does not
+ * read as one, nothing of it (one pasted as a URL may hold the password; the services say which).
+ */
+export function shownClusterNodes(text: string): string {
+  try {
+    return parseClusterNodes(text)
+      .map((node) => hostPort(node.host, String(node.port)))
+      .join(',');
+  } catch {
+    return '(REDIS_CLUSTER_NODES as set, not repeated: an entry is no host:port, which the services name)';
   }
 }

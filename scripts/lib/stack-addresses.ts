@@ -1,4 +1,5 @@
 import { hostPort } from '../../shared/http/host-port.ts';
+import { shellsHost } from './operator-environment.ts';
 
 /** Where a service listening on `host` is reached from this machine: every interface on loopback. */
 export function reachableHost(host: string | undefined): string {
@@ -23,11 +24,13 @@ export interface StackAddresses {
  */
 export function stackAddresses(env: NodeJS.ProcessEnv = process.env): StackAddresses {
   const at = (host: string | undefined, port: string) => `http://${hostPort(reachableHost(host), port)}`;
-  const receiver = at(env.RECEIVER_HOST || env.HOST, env.RECEIVER_PORT || '8080');
+  // npm start leaves out a HOST that is this machine's name (tcsh's): its services are on loopback.
+  const host = shellsHost(env) ? undefined : env.HOST;
+  const receiver = at(env.RECEIVER_HOST || host, env.RECEIVER_PORT || '8080');
   return {
     receiver,
     webhooks: `${receiver}${env.WEBHOOK_PATH || '/webhooks'}`,
-    tray: at(env.TRAY_HOST || env.HOST, env.TRAY_PORT || '8081'),
+    tray: at(env.TRAY_HOST || host, env.TRAY_PORT || '8081'),
     admin: at(env.ADMIN_HOST, env.ADMIN_PORT || '8082'),
   };
 }

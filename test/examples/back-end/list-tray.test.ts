@@ -78,6 +78,18 @@ describe('the back-end example (examples/back-end): a user’s tray listed throu
       expect(lines.at(-1)).to.match(/^ {2}\d{4}-\d\d-\d\dT\S+ Ana posted/);
     });
 
+    // A CRLF env file sourced by a shell leaves the secret's `\r`: read as it was, it signed tokens
+    // the tray refused (401), as the services and the other tools read it (trimmed) it works.
+    it('reads JWT_SECRET as the services do: a trailing carriage return is no part of it', async () => {
+      const result = await runScript(
+        'examples/back-end/main.ts',
+        ['--user', 'u-ana', '--limit', '1'],
+        cleanEnv({ TRAY_URL: api.baseUrl, JWT_SECRET: `${TEST_SECRET}\r` }),
+      );
+      expect(result.stderr).to.equal('');
+      expect(result.stdout.split('\n')[0]).to.equal('u-ana: 14 unread');
+    });
+
     it('stops with one line naming the tray service and why when it is down', async () => {
       const port = await freePort();
       const result = await runScript(

@@ -28,4 +28,13 @@ describe('operatorEnvironment', () => {
       ]),
     ).to.deep.equal({ DATABASE_URL: 'postgres://db/tray' });
   });
+
+  // tcsh puts HOST=<this machine's name> in every environment: the services refuse it, and the
+  // stack refused to start unless told to open itself, which then stopped the services.
+  it('leaves out HOST when it is this machine’s name, as tcsh sets it; keeps an address or the per-service hosts', () => {
+    expect(operatorEnvironment({ HOST: 'Build-7', TRAY_HOST: 'build-7' }, [], 'build-7')).to.deep.equal({
+      TRAY_HOST: 'build-7',
+    });
+    expect(operatorEnvironment({ HOST: '0.0.0.0' }, [], 'build-7')).to.deep.equal({ HOST: '0.0.0.0' });
+  });
 });

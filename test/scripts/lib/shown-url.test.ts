@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { shownUrl } from '../../../scripts/lib/shown-url.ts';
+import { shownClusterNodes, shownUrl } from '../../../scripts/lib/shown-url.ts';
 
 describe('shownUrl (the URLs npm start prints)', () => {
   it('replaces the password of a URL, and leaves one without a password as it is', () => {
@@ -34,5 +34,16 @@ describe('shownUrl (the URLs npm start prints)', () => {
     ] as const) {
       expect(shownUrl(url), url).to.equal(shown);
     }
+  });
+});
+
+// A seed pasted as a URL may hold the password, which belongs in REDIS_URL: the stack printed the
+// variable as it was, before the services refused it without repeating it.
+describe('shownClusterNodes (the cluster npm start prints)', () => {
+  it('shows the seed nodes as host:port, and never an entry it cannot read', () => {
+    expect(shownClusterNodes(' r1:7000, [::1]:7001')).to.equal('r1:7000,[::1]:7001');
+    const shown = shownClusterNodes('r1:7000,redis://:Zq9secret@r2:7001');
+    expect(shown).to.not.include('Zq9secret');
+    expect(shown).to.include('REDIS_CLUSTER_NODES');
   });
 });
