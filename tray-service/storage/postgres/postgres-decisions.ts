@@ -30,6 +30,22 @@ interface DecisionRow {
 const COLUMNS = `id, event_key, event, event_received_at, rule, action, reason, subject_type, subject_id,
   user_id, decided_at, expires_at, delivery, delivery_attempts, delivered_at, last_error`;
 
+/**
+ * A decision saved again: one expired is new (its event, expired too, was stored anew: a redelivery
+ * after the retention, a replay), as it would be had the purge removed it first; any other keeps
+ * everything but a later expiry.
+ */
+const EXPIRED = 'd.expires_at <= EXCLUDED.decided_at';
+const SAVED_AGAIN = COLUMNS.split(',')
+  .map((column) => column.trim())
+  .filter((column) => column !== 'id')
+  .map((column) =>
+    column === 'expires_at'
+      ? `expires_at = CASE WHEN ${EXPIRED} THEN EXCLUDED.expires_at ELSE GREATEST(d.expires_at, EXCLUDED.expires_at) END`
+      : `${column} = CASE WHEN ${EXPIRED} THEN EXCLUDED.${column} ELSE d.${column} END`,
+  )
+  .join(',\n    ');
+
 /** The longest error text kept with a decision (a failed delivery's answer can be a whole page). */
 const MAX_ERROR = 500;
 
@@ -82,20 +98,20 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
       const column = <T>(pick: (decision: ModerationDecisionDoc) => T) => batch.map(pick);
       // Texts from the event (an invalid one is moderated too: its ids may hold U+0000) or from a
       // rule: stored as the event is, or the statement would fail the job on every attempt.
-      // A decision saved again keeps everything it has, but a later expiry: its event was stored
-      // anew (a redelivery of an expired one), and the decision lives as long as the event.
+      // A decision saved again keeps everything it has, but a later expiry, unless it expired
+      // (SAVED_AGAIN).
       // The decided events' outcome, in the same statement: it only ever grows more severe, so
       // saving decisions again (a re-moderated event) leaves it as it is.
       const outcomes = [...outcomesByEvent(batch)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       await withRetry(() =>
         pool.query(
           `WITH saved AS (
-             INSERT INTO moderation_decisions (${COLUMNS})
+             INSERT INTO moderation_decisions AS d (${COLUMNS})
              SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[],
                $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[],
                $13::text[], $14::integer[], $15::timestamptz[], $16::text[])
-             ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at
-               WHERE moderation_decisions.expires_at < EXCLUDED.expires_at)
+             ON CONFLICT (id) DO UPDATE SET ${SAVED_AGAIN}
+               WHERE ${EXPIRED} OR d.expires_at < EXCLUDED.expires_at)
            UPDATE stored_events e SET moderation = o.action
            FROM unnest($17::text[], $18::text[]) AS o(key, action)
            WHERE e.key = o.key AND e.moderation <> o.action

@@ -137,18 +137,52 @@ conformanceCase(
 );
 
 conformanceCase(
-  'decisions: saved again with a later expiry (their event stored anew) they live as long as it',
+  'decisions: saved again before their expiry they keep everything, but a later expiry',
   async (context) => {
     const storage = await context.isolated();
     const { id } = context;
     const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
-    const one = decision(id, 1, { delivery: 'off', expiresAt: new Date(now.getTime() - DAY_MS) });
+    const one = decision(id, 1, { expiresAt: new Date(now.getTime() + DAY_MS) });
     await storage.decisions.saveAll([one]);
+    await storage.decisions.markDelivered(one.id, 1, now);
+    const delivered = await storage.decisions.get(one.id);
     const renewed = new Date(now.getTime() + 30 * DAY_MS);
     await storage.decisions.saveAll([{ ...one, reason: 'changed', expiresAt: renewed }]);
     // An earlier expiry never shortens it.
     await storage.decisions.saveAll([{ ...one, expiresAt: new Date(now.getTime() - 2 * DAY_MS) }]);
     await storage.purgeExpired(now);
-    expect(await storage.decisions.get(one.id)).to.deep.equal({ ...one, expiresAt: renewed });
+    expect(await storage.decisions.get(one.id)).to.deep.equal({ ...delivered, expiresAt: renewed });
+  },
+);
+
+// Its event, expired, counts as gone and is stored anew when it comes back (a redelivery after the
+// retention, a replay): so does the decision, as when the purge had removed it first, whenever the
+// purge runs. Kept instead, it stayed delivered (never sent again) with the old event's times.
+conformanceCase(
+  'decisions: saved again once expired (their event stored anew) they are new: decided, delivered and kept anew, purged or not',
+  async (context) => {
+    const storage = await context.isolated();
+    const { id } = context;
+    const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+    const old = decision(id, 1, {
+      decidedAt: new Date(now.getTime() - 31 * DAY_MS),
+      eventReceivedAt: new Date(now.getTime() - 31 * DAY_MS),
+      expiresAt: new Date(now.getTime() - DAY_MS),
+    });
+    await storage.decisions.saveAll([old]);
+    await storage.decisions.markDelivered(old.id, 1, new Date(now.getTime() - 31 * DAY_MS));
+    const again = {
+      ...old,
+      reason: 'changed',
+      decidedAt: now,
+      eventReceivedAt: now,
+      expiresAt: new Date(now.getTime() + 30 * DAY_MS),
+    };
+    await storage.decisions.saveAll([again]);
+    expect(await storage.decisions.get(old.id)).to.deep.equal(again);
+    expect(await storage.decisions.pendingAmong([old.id])).to.deep.equal([old.id]);
+    // Saved again after that (a retry of the same job): left as it is.
+    await storage.decisions.saveAll([{ ...again, reason: 'retried' }]);
+    expect(await storage.decisions.get(old.id)).to.deep.equal(again);
   },
 );

@@ -38,14 +38,17 @@ export function createMongoDecisions(db: Db): DecisionsPort {
   const decisions = db.collection<DecisionDocument>(MODERATION_DECISIONS);
   return {
     /**
-     * Inserts decisions not stored yet (an existing one is left as it is, but for a later expiry)
-     * and marks their events' outcome.
+     * Inserts decisions not stored yet (an existing one is left as it is, but for a later expiry;
+     * one expired is new: its event, expired too, was stored anew) and marks their events' outcome.
      */
     async saveAll(handed: readonly ModerationDecisionDoc[]): Promise<void> {
       if (handed.length === 0) return;
       // Texts from the event or a rule, as the event itself is stored (U+0000 fails FerretDB's
       // statement, on every attempt); the event keys then match the stored events' `_id`s.
       const docs = storableJson(handed);
+      // An expired one goes first, as if the purge had removed it (a redelivery after the retention,
+      // a replay): one statement each, an equality FerretDB pushes down (decisions are few).
+      for (const doc of docs) await decisions.deleteOne({ _id: doc.id, expiresAt: { $lte: doc.decidedAt } });
       const ops: AnyBulkWriteOperation<DecisionDocument>[] = docs.map(({ id, ...rest }) => ({
         updateOne: { filter: { _id: id }, update: { $setOnInsert: rest }, upsert: true },
       }));
