@@ -66,17 +66,22 @@ describe('a mark announced before the record state it changed', function () {
     return shownBy([...before, ...on.events]).get(key);
   };
 
+  /** Another device marks all read: the stream hears of it (a `read`, or the record it brings). */
+  const markAllReadElsewhere = async (on: SseStream, user: string) => {
+    await request(tray.instance(0).base)
+      .get('/notifications/v3/mark-all-as-read')
+      .set('Authorization', await bearer(user))
+      .expect(200);
+    await on.next((event) => event.event === 'read' || event.event === 'record');
+  };
+
   it('a new record marked read (mark-all-as-read) before its own announcement arrives: shown, read', async () => {
     const user = 'u-mark-before-new';
     const live = await stream(user);
     const written = await write(user, 'p-new');
     const key = written[0]?.key ?? '';
     // Another device marks all read; its `read` goes out before the worker's announcement.
-    await request(tray.instance(0).base)
-      .get('/notifications/v3/mark-all-as-read')
-      .set('Authorization', await bearer(user))
-      .expect(200);
-    await live.next((event) => event.event === 'read' || event.event === 'record');
+    await markAllReadElsewhere(live, user);
     await tray.changes.recordsWritten(written);
     const expected = { actors: 'Ana', hasRead: true };
     expect(await settle(live, user, key), 'live').to.deep.equal(expected);
@@ -93,11 +98,7 @@ describe('a mark announced before the record state it changed', function () {
     const written = await write(user, 'p-early', [ANA], Date.now() - 1_000);
     const key = written[0]?.key ?? '';
     const live = await stream(user);
-    await request(tray.instance(0).base)
-      .get('/notifications/v3/mark-all-as-read')
-      .set('Authorization', await bearer(user))
-      .expect(200);
-    await live.next((event) => event.event === 'read' || event.event === 'record');
+    await markAllReadElsewhere(live, user);
     await tray.changes.recordsWritten(written);
     expect(await settle(live, user, key)).to.deep.equal({ actors: 'Ana', hasRead: true });
   });
