@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 
@@ -11,7 +11,7 @@ import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
  * with their opening time): a stream whose client vanished without closing its connection (a phone
  * changing networks) is renewed by its heartbeat as long as the server's TCP keeps it, up to a
  * quarter of an hour, and must not lock its user out meanwhile. A replaced stream's member stays
- * for a lease with a negative score (minus the time it goes), a mark its renewal reads: the
+ * for a lease with a negative score (minus the time it goes: markOf), a mark its renewal reads: the
  * stream's holder, on whichever instance, ends it then if the hub's announcement did not reach it.
  * Expired leases score from 0 to now, expired marks from -now to 0: one trim drops both.
  *
@@ -97,6 +97,21 @@ for i = 1, #marked do redis.call('ZADD', KEYS[1], ARGV[1], marked[i]) end
 return #marked
 `;
 
+/** Distinct fractions of a millisecond a mark may carry (markOf). */
+const MARK_FRACTIONS = 4_096;
+
+/**
+ * The score an acquire marks the streams it replaces with: minus their lease's end, less a fraction
+ * of a millisecond of the new stream's own (from its id, so the same acquire sent again marks
+ * alike). The undo of a failed acquire finds its marks by score, and another acquire of the user
+ * in the same millisecond (two tabs reconnecting) must not share it. Multiples of 2^-12, which a
+ * double holds exactly next to today's times.
+ */
+function markOf(leaseEnd: number, streamId: string): string {
+  const own = createHash('sha256').update(streamId).digest().readUInt32BE(0) % (MARK_FRACTIONS - 1);
+  return String(-(leaseEnd + (own + 1) / MARK_FRACTIONS));
+}
+
 /** How often an undo of a failed acquire is tried again while Redis does not take it. */
 const UNDO_RETRY_MS = 500;
 
@@ -166,7 +181,7 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
     async acquire(userId, streamId, replaces) {
       const at = now();
       // A lease from now: the replaced stream's holder renews within a heartbeat.
-      const mark = String(-(at + options.leaseMs));
+      const mark = markOf(at + options.leaseMs, streamId);
       let replaced: unknown;
       try {
         // Not given the budget: a script given up on still runs once Redis answers, and would hold

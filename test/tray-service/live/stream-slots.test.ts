@@ -207,4 +207,41 @@ describe('live/stream-slots while Redis hangs', function () {
       admin.disconnect();
     }
   });
+
+  // A mark was the score -(opening + lease): two acquires of one user in one millisecond (two tabs
+  // reconnecting at once) marked with the same, and the undo of one gave a place back to the
+  // streams the other replaced, which then outlived their replacement.
+  it('gives back only the places of the acquire whose answer was lost, not those another acquire of the same millisecond took', async () => {
+    const { redis, loseReplies } = hung();
+    const admin = createRedis(testStack().redisUrl);
+    const prefix = uniqueName('slots');
+    const key = `${prefix}:streams:u-twice`;
+    const at = Date.now();
+    const options = { prefix, limit: 1, leaseMs: 5_000, now: () => at };
+    const other = createStreamSlots(admin, options);
+    const slots = createStreamSlots(redis, options);
+    const [replaced, second, lost] = [1, 2, 3].map((n) => newStreamId(at - 10 + n)) as [
+      string,
+      string,
+      string,
+    ];
+    try {
+      await other.acquire('u-twice', replaced);
+      expect(await other.acquire('u-twice', second)).to.deep.equal([replaced]);
+      loseReplies();
+      const acquiring = slots.acquire('u-twice', lost);
+      await waitFor(async () => (await admin.zscore(key, lost)) !== null, 5_000, 'the script to run');
+      dropConnection(redis);
+      await failureOf(acquiring);
+      await waitFor(
+        async () => (await admin.zscore(key, lost)) === null,
+        5_000,
+        "the lost stream's place given back",
+      );
+      expect(await other.renew('u-twice', second), 'the stream the lost acquire replaced').to.equal(true);
+      expect(await other.renew('u-twice', replaced), 'the stream the other acquire replaced').to.equal(false);
+    } finally {
+      admin.disconnect();
+    }
+  });
 });
