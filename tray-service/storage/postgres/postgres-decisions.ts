@@ -31,11 +31,12 @@ const COLUMNS = `id, event_key, event, event_received_at, rule, action, reason, 
   user_id, decided_at, expires_at, delivery, delivery_attempts, delivered_at, last_error`;
 
 /**
- * A decision saved again: one expired is new (its event, expired too, was stored anew: a redelivery
- * after the retention, a replay), as it would be had the purge removed it first; any other keeps
- * everything but a later expiry.
+ * A decision saved again: one expired whose event was stored anew (a redelivery after the
+ * retention, a replay: a later expiry) is new, as it would be had the purge removed it first; any
+ * other keeps everything but a later expiry. An expiry that passed during a job that kept its
+ * event (not stored anew: the same expiry) makes nothing new.
  */
-const EXPIRED = 'd.expires_at <= EXCLUDED.decided_at';
+const EXPIRED = 'd.expires_at <= EXCLUDED.decided_at AND d.expires_at < EXCLUDED.expires_at';
 const SAVED_AGAIN = COLUMNS.split(',')
   .map((column) => column.trim())
   .filter((column) => column !== 'id')

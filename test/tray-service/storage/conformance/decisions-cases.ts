@@ -186,3 +186,19 @@ conformanceCase(
     expect(await storage.decisions.get(old.id)).to.deep.equal(again);
   },
 );
+
+// A job (a retry, a replay) that found its event unexpired and kept it, and moderated it after
+// the expiry passed meanwhile: the event was not stored anew, and neither is the decision.
+conformanceCase(
+  'decisions: saved again past their expiry but with no later one (their event was kept, not stored anew) they are left as they are',
+  async (context) => {
+    const storage = await context.isolated();
+    const { id } = context;
+    const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+    const one = decision(id, 1, { delivery: 'off', expiresAt: new Date(now.getTime() - MINUTE) });
+    await storage.decisions.saveAll([one]);
+    await storage.decisions.saveAll([{ ...one, reason: 'changed', delivery: 'pending', decidedAt: now }]);
+    expect(await storage.decisions.get(one.id)).to.deep.equal(one);
+    expect(await storage.decisions.pendingAmong([one.id])).to.deep.equal([]);
+  },
+);

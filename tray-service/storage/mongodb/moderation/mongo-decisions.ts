@@ -46,9 +46,15 @@ export function createMongoDecisions(db: Db): DecisionsPort {
       // Texts from the event or a rule, as the event itself is stored (U+0000 fails FerretDB's
       // statement, on every attempt); the event keys then match the stored events' `_id`s.
       const docs = storableJson(handed);
-      // An expired one goes first, as if the purge had removed it (a redelivery after the retention,
-      // a replay): one statement each, an equality FerretDB pushes down (decisions are few).
-      for (const doc of docs) await decisions.deleteOne({ _id: doc.id, expiresAt: { $lte: doc.decidedAt } });
+      // An expired one whose event was stored anew (a later expiry: a redelivery after the
+      // retention, a replay) is new, as if the purge had removed it: replaced whole, in one step (a
+      // delivery reading it meanwhile finds one or the other). One statement each, an equality
+      // FerretDB pushes down (decisions are few).
+      for (const { id, ...rest } of docs)
+        await decisions.replaceOne(
+          { _id: id, expiresAt: { $lte: rest.decidedAt, $lt: rest.expiresAt } },
+          rest,
+        );
       const ops: AnyBulkWriteOperation<DecisionDocument>[] = docs.map(({ id, ...rest }) => ({
         updateOne: { filter: { _id: id }, update: { $setOnInsert: rest }, upsert: true },
       }));
