@@ -14,7 +14,7 @@ export const MIGRATIONS_DIR = join(import.meta.dirname, 'migrations');
  * One number every instance of the tray service agrees on, so only one of them migrates at a
  * time: the others wait for the lock and then find nothing left to do.
  */
-const MIGRATION_LOCK = 7_240_311;
+export const MIGRATION_LOCK = 7_240_311;
 
 export interface Migration {
   version: number;
@@ -209,7 +209,16 @@ async function inMigrationTransaction<T>(
 ): Promise<T> {
   await client.query('BEGIN');
   try {
-    await client.query('SET LOCAL statement_timeout = 0');
+    // No bound on the wait for another instance's migration, whatever the role sets
+    // (`ALTER ROLE ... SET lock_timeout` would stop every instance starting during a long one).
+    await client.query('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
+    // PostgreSQL learns its client is gone only when it answers: a process killed mid-migration
+    // left it running to its end, holding its locks. Checked every second instead (PostgreSQL 14
+    // and later, on the systems that offer it; elsewhere as before).
+    await client.query(
+      `DO $$ BEGIN PERFORM set_config('client_connection_check_interval', '1000', true);
+       EXCEPTION WHEN OTHERS THEN NULL; END $$`,
+    );
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}`);
     const result = await work();

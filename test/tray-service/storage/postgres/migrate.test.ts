@@ -2,11 +2,14 @@ import { expect } from 'chai';
 import pgDriver from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setTimeout } from 'node:timers/promises';
 import {
   isRetryableMigrationFailure,
   migrate,
+  MIGRATION_LOCK,
   readMigrations,
   type MigrationEvent,
 } from '../../../../tray-service/storage/postgres/migrate.ts';
@@ -14,6 +17,7 @@ import { isPermanentStorageError } from '../../../../tray-service/storage/perman
 import { SchemaUpgradeError } from '../../../../tray-service/storage/schema-upgrade-error.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
+import { cleanEnv, repoRoot } from '../../../support/run-script.ts';
 
 function migrationsDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
@@ -278,6 +282,63 @@ describe('storage/postgres migrate', () => {
     } finally {
       await own.end();
       await pg.pool.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    }
+  });
+
+  // `ALTER ROLE tray SET lock_timeout = '5s'` is a common safeguard: it bounded the wait for
+  // another instance's migration too, and instances starting during a long one stopped.
+  it('waits for another instance’s migration however short a lock_timeout the role sets', async () => {
+    const own = new pgDriver.Pool({
+      connectionString: `${pg.url}${pg.url.includes('?') ? '&' : '?'}options=-c%20lock_timeout%3D100`,
+      max: 1,
+    });
+    const holder = await pg.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const dir = migrationsDir({ '0001_first.sql': 'CREATE TABLE things (id integer PRIMARY KEY);' });
+      const migrating = migrate(own, readMigrations(dir)).then(
+        (applied) => applied,
+        (failed: unknown) => failed,
+      );
+      await setTimeout(600);
+      await holder.query('COMMIT');
+      expect(await migrating).to.deep.equal([1]);
+    } finally {
+      holder.release();
+      await own.end();
+    }
+  });
+
+  // A process killed mid-migration (a rollout undone, a start-up probe too short): PostgreSQL
+  // learns its client is gone only when it answers, so the migration ran on to its end holding its
+  // locks, and every next instance waited behind it.
+  it('stops a migration on the server once the process that ran it is gone', async function () {
+    this.timeout(30_000);
+    const dir = migrationsDir({ '0001_long.sql': 'SELECT pg_sleep(20);' });
+    const module = pathToFileURL(join(repoRoot, 'tray-service/storage/postgres/migrate.ts')).href;
+    const code = [
+      "const { default: pg } = await import('pg');",
+      `const { migrate, readMigrations } = await import(${JSON.stringify(module)});`,
+      'await migrate(new pg.Pool({ connectionString: process.env.URL }), readMigrations(process.env.DIR));',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      env: cleanEnv({ URL: pg.url, DIR: dir }),
+      stdio: 'ignore',
+    });
+    const running = async () =>
+      (
+        await pg.pool.query(
+          `SELECT 1 FROM pg_stat_activity
+           WHERE datname = current_database() AND query = 'SELECT pg_sleep(20);'`,
+        )
+      ).rows.length > 0;
+    try {
+      await waitFor(running, 10_000, 'the migration to run');
+      child.kill('SIGKILL');
+      await waitFor(async () => !(await running()), 5_000, 'the server to stop the migration');
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
