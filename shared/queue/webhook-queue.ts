@@ -68,6 +68,9 @@ export const webhookJobOptions: Bull.JobOptions = {
   backoff: { type: CAPPED_EXPONENTIAL },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: false,
+  // bull adds each attempt's stack trace to the job's hash, trimmed only to this: a dead letter,
+  // never removed, kept twenty (about 20 kB), and twenty more at each failed replay.
+  stackTraceLimit: 1,
 };
 
 /**

@@ -107,10 +107,13 @@ export function createDecisionEnqueuer(queue: BullQueue<DecisionJobData>, option
           jobId: decisionId,
           attempts: options.attempts,
           backoff: { type: CAPPED_EXPONENTIAL, options: delays },
-          // Kept a week after success, for the dashboard and replays; a repeat is prevented by the
-          // decision's own state (only pending ones are enqueued, and a delivered one is not sent).
-          removeOnComplete: { age: 7 * 24 * 3600 },
+          // Kept a week after success for the dashboard, the latest 10,000 at most (a busy community's
+          // decisions would hold gigabytes of Redis); a repeat is prevented by the decision's own
+          // state (only pending ones are enqueued, and a delivered one is not sent).
+          removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
           removeOnFail: false,
+          // One stack trace, not one per attempt (up to 100), on a job kept when it failed.
+          stackTraceLimit: 1,
         };
         const job = await queue.add({ decisionId }, addOptions);
         // add() hands back a job of that id whether it queued one or found one; only whether it is

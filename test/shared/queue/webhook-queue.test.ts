@@ -98,4 +98,30 @@ describe('createWebhookQueue', () => {
       await dead.close();
     }
   });
+
+  // bull adds the error's stack trace to a job's hash at every attempt and trims it only to
+  // stackTraceLimit: a dead letter kept twenty (about 20 kB), never removed, and a replay that
+  // failed again added twenty more; a poison class of events filled a noeviction Redis.
+  it('keeps one stack trace on a failed job, whatever its attempts', async function () {
+    this.timeout(10_000);
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: `${prefix}-traces` });
+    try {
+      const failed = new Promise<void>((resolve) =>
+        queue.on('failed', (job) => job.attemptsMade === 3 && resolve()),
+      );
+      void queue.process(async () => {
+        throw new Error('this event always fails');
+      });
+      const job = await queue.add(
+        { dedupeKey: 't', webhook: 'w', receivedAt: new Date().toISOString(), event: 'e', data: {} },
+        { ...webhookJobOptions, jobId: 't', attempts: 3, backoff: 0 },
+      );
+      await failed;
+      const stored = await queue.getJob(String(job.id));
+      expect(stored?.stacktrace).to.have.lengthOf(1);
+      expect(stored?.stacktrace[0]).to.include('this event always fails');
+    } finally {
+      await queue.close();
+    }
+  });
 });

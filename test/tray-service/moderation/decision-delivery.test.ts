@@ -481,6 +481,8 @@ describe('moderation decision delivery', () => {
         // Capped: 20 + 8 x 40 ms of waits. Bull's exponential would wait (2^n - 1) x 20 ms after
         // the nth failure: 20 s in all, 10 s before the last attempt alone.
         expect(attemptsAt.at(-1)! - attemptsAt[0]!).to.be.below(5_000);
+        // One stack trace kept on the failed job, not one per attempt.
+        expect(job?.stacktrace).to.have.lengthOf(1);
       } finally {
         await queue.close();
       }
