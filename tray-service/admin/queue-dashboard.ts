@@ -6,6 +6,7 @@ import { Router, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { isCrossOrigin } from './is-cross-origin.ts';
 import { retryWithFreshAttempts } from '../../shared/queue/retry-with-fresh-attempts.ts';
+import { WEBHOOK_QUEUE_NAME } from '../../shared/queue/webhook-queue.ts';
 
 export interface QueueDashboardDeps {
   queues: readonly Bull.Queue[];
@@ -25,7 +26,8 @@ export interface QueueDashboardDeps {
 /**
  * The changing calls the dashboard may make with QUEUE_DASHBOARD_WRITE=on: those that cannot lose a
  * webhook the receiver acknowledged and the worker has not processed yet (waiting, paused, delayed
- * or active). Allowed: clean completed or failed jobs; retry failed jobs, all or one; promote
+ * or active), nor the webhook queue's dead letter (DEAD_LETTER_CLEAN). Allowed: clean completed
+ * jobs, and the decisions queue's failed ones; retry failed jobs, all or one; promote
  * delayed jobs, all or one; pause and resume one queue or all. Everything else is refused: clean of
  * any other state and removing one job (bull deletes a job whatever its state, as `empty` does),
  * adding a job or editing its data (such a job would reach the worker without the receiver's
@@ -42,9 +44,19 @@ const NAMED_WRITES = [
   // above, whatever <x> is: a job id of `clean` or `retry` never reaches the one-job routes.
   /^\/api\/queues\/[^/]+\/(?!(?:clean|retry)\/)[^/]+\/(?:retry|promote)\/?$/i,
 ];
+/**
+ * The webhook queue's failed set is its dead letter: an event the receiver acknowledged whose job
+ * may have failed before the event was stored (then nothing else holds it, and the platform's
+ * redelivery meets its dedupe mark). Cleaning it would lose those: `npm run replay -- failed`
+ * sends them again instead. The decisions queue's failed jobs are decisions, which storage keeps.
+ */
+const DEAD_LETTER_CLEAN = new RegExp(`^/api/queues/${WEBHOOK_QUEUE_NAME}/clean/failed/?$`, 'i');
+
 /** True for a PUT of one of the named write actions. */
 export function isNamedWrite(method: string, path: string): boolean {
-  return method === 'PUT' && NAMED_WRITES.some((pattern) => pattern.test(path));
+  return (
+    method === 'PUT' && NAMED_WRITES.some((pattern) => pattern.test(path)) && !DEAD_LETTER_CLEAN.test(path)
+  );
 }
 
 const READS = new Set(['GET', 'HEAD']);
@@ -63,7 +75,7 @@ function writeGate(write: boolean): RequestHandler {
       return next(
         new AppError(
           'FORBIDDEN',
-          'the queue dashboard may only clean completed or failed jobs, retry failed ones, promote delayed ones, pause and resume: it never drops a job not processed yet, and jobs enter the queue through the receiver only',
+          'the queue dashboard may only clean completed jobs (and failed decisions), retry failed ones, promote delayed ones, pause and resume: it never drops a webhook not processed yet or dead-lettered, and jobs enter the queue through the receiver only',
         ),
       );
     }
