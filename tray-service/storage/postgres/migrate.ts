@@ -22,15 +22,26 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * The folder's migrations in order. An SQL file not named as one, or two of one version (two
+ * branches each adding the next number), stop it: either would be skipped without a word (the
+ * second of a version finds its number recorded), and databases would differ.
+ */
 export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
-    .sort()
-    .map((file) => ({
-      version: Number(file.slice(0, 4)),
-      name: file.slice(5, -4),
-      sql: readFileSync(join(dir, file), 'utf8'),
-    }));
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith('.sql'))
+    .sort();
+  const byVersion = new Map<number, string>();
+  return files.map((file) => {
+    if (!/^\d{4}_[a-z0-9_]+\.sql$/.test(file))
+      throw new Error(`${file}: expected a schema migration named NNNN_lower_case_words.sql`);
+    const version = Number(file.slice(0, 4));
+    const other = byVersion.get(version);
+    if (other !== undefined)
+      throw new Error(`two schema migrations numbered ${version}: ${other} and ${file}`);
+    byVersion.set(version, file);
+    return { version, name: file.slice(5, -4), sql: readFileSync(join(dir, file), 'utf8') };
+  });
 }
 
 /** SQLSTATE undefined_table: schema_migrations missing, a database the tray never opened. */

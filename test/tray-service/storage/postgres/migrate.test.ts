@@ -45,6 +45,25 @@ describe('storage/postgres migrate', () => {
     expect(columns.rows.map((row: { column_name: string }) => row.column_name)).to.deep.equal(['id', 'size']);
   });
 
+  // Two branches each adding a 0025: the second was skipped without a word (its version recorded),
+  // and a file misnamed (0026_Add-Index.sql) was never read.
+  it('refuses a folder with two migrations of one version, or an SQL file not named as one', () => {
+    expect(() =>
+      readMigrations(migrationsDir({ '0001_first.sql': 'SELECT 1;', '0001_other.sql': 'SELECT 2;' })),
+    ).to.throw('two schema migrations numbered 1: 0001_first.sql and 0001_other.sql');
+    expect(() =>
+      readMigrations(migrationsDir({ '0001_first.sql': 'SELECT 1;', '0002_Add-Index.sql': 'SELECT 2;' })),
+    ).to.throw('0002_Add-Index.sql: expected a schema migration named NNNN_lower_case_words.sql');
+    expect(
+      readMigrations(migrationsDir({ '0001_first.sql': 'SELECT 1;', 'README.md': '' })),
+    ).to.have.lengthOf(1);
+  });
+
+  it('keeps the repository’s migrations one per version, each named as one', () => {
+    const all = readMigrations();
+    expect(new Set(all.map((one) => one.version)).size).to.equal(all.length);
+  });
+
   it('applies each version once when several instances start at the same moment', async () => {
     const dir = migrationsDir({
       '0001_counted.sql':
