@@ -57,7 +57,12 @@ export async function ensureCollection(
   for (const index of spec.indexes) {
     // Only missing or changed ones: FerretDB 1.24 panics and drops the connection when
     // createIndexes is sent compound indexes that already exist (every start after the first crashed).
-    const held = found.get(index.name);
+    let held = found.get(index.name);
+    if (held && sameIndexDefinition(index, held, { ttl: context.ttl })) continue;
+    // Read again right before the drop: another process starting this release together may have
+    // dropped and re-created it since (or be building it: a create of the same index then waits
+    // for that build); dropped, its build would abort, and that process's start-up with it.
+    if (held) held = (await collection.listIndexes().toArray()).find((one) => one.name === index.name);
     if (held && sameIndexDefinition(index, held, { ttl: context.ttl })) continue;
     if (held) {
       // Same name, another definition (its keys, uniqueness, partial filter or TTL changed in a

@@ -10,6 +10,7 @@ import {
 } from '../../../../../tray-service/storage/mongodb/setup/ensure-collection.ts';
 import { ensureCollections } from '../../../../../tray-service/storage/mongodb/setup/ensure-collections.ts';
 import { uniqueName, useMongo } from '../../../../support/suite-resources.ts';
+import { withCollectionMethod } from '../../../../support/with-collection-method.ts';
 
 const things: CollectionSpec = {
   name: 'things',
@@ -167,6 +168,42 @@ describe('ensureCollection: an index whose definition changed is re-created', ()
     expect(sent).to.include('listIndexes');
     expect(sent).not.to.include.members(['createIndexes']);
     expect(sent).not.to.include.members(['dropIndexes']);
+    await db.dropDatabase();
+  });
+
+  // Two processes starting a release that changed an index: the one that read the old definition
+  // first dropped the index the other had just re-created (or was building: the build aborted, and
+  // that process's start-up with it).
+  it('does not drop an index another process re-created since it read the old definition', async () => {
+    const db = fresh();
+    const next = spec({ name: 'by_owner', key: { ownerId: 1, at: -1 }, serves: 'v2' });
+    // Another process already re-created it under the new definition ...
+    await ensureCollection(db, next, context);
+    // ... after this one read the old one.
+    let reads = 0;
+    const stale = withCollectionMethod(db, 'changing', 'listIndexes', (original) => {
+      return ((...args: Parameters<typeof original>) => {
+        const cursor = original(...args);
+        reads += 1;
+        if (reads > 1) return cursor;
+        const all = cursor.toArray.bind(cursor);
+        const toArray = async () =>
+          (await all()).map((index) =>
+            index.name === 'by_owner' ? { ...index, key: { ownerId: 1 } } : index,
+          );
+        return Object.assign(cursor, { toArray });
+      }) as typeof original;
+    });
+    const sent: string[] = [];
+    const listen = (event: CommandStartedEvent) => void sent.push(event.commandName);
+    mongo.client.on('commandStarted', listen);
+    try {
+      await ensureCollection(stale, next, context);
+    } finally {
+      mongo.client.off('commandStarted', listen);
+    }
+    expect(sent).not.to.include.members(['dropIndexes']);
+    expect((await held(db, 'by_owner'))?.key).to.deep.equal({ ownerId: 1, at: -1 });
     await db.dropDatabase();
   });
 });
