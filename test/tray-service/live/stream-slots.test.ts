@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createRedis } from '../../../shared/redis/create-redis.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { REDIS_CALL_BUDGET_MS } from '../../../shared/redis/hung-redis-breaker.ts';
 import { isRedisUnavailable } from '../../../shared/redis/redis-failure.ts';
 import { createStreamSlots, newStreamId } from '../../../tray-service/live/stream-slots.ts';
@@ -156,6 +156,29 @@ describe('live/stream-slots', () => {
   });
 });
 
+/**
+ * Runs `acquire` (of the stream `lost`, in the user's set `key`) with its answer lost: once its
+ * script ran (`meanwhile` then), the connection is dropped, and this returns when the acquire has
+ * failed and its undo gave the lost stream's place back.
+ */
+async function acquireAnswerLost(
+  on: { redis: RedisClient; loseReplies: () => void; admin: RedisClient; key: string; lost: string },
+  acquire: () => Promise<unknown>,
+  meanwhile: () => Promise<void> = async () => undefined,
+): Promise<void> {
+  on.loseReplies();
+  const acquiring = acquire();
+  await waitFor(async () => (await on.admin.zscore(on.key, on.lost)) !== null, 5_000, 'the script to run');
+  await meanwhile();
+  dropConnection(on.redis);
+  await failureOf(acquiring);
+  await waitFor(
+    async () => (await on.admin.zscore(on.key, on.lost)) === null,
+    5_000,
+    "the lost stream's place given back",
+  );
+}
+
 // A Redis that hangs with its connection open: a stream's opening waited on it for as long as it
 // hung, and each open stream's heartbeat sent one more renewal every interval.
 describe('live/stream-slots while Redis hangs', function () {
@@ -190,16 +213,12 @@ describe('live/stream-slots while Redis hangs', function () {
     const [oldest, lost] = [newStreamId(Date.now() - 1_000), newStreamId(Date.now())];
     try {
       await slots.acquire('u-lost', oldest);
-      loseReplies();
-      const acquiring = slots.acquire('u-lost', lost);
-      await waitFor(async () => (await admin.zscore(key, lost)) !== null, 5_000, 'the script to run');
-      expect(Number(await admin.zscore(key, oldest)), 'the oldest marked replaced').to.be.below(0);
-      dropConnection(redis);
-      await failureOf(acquiring);
-      await waitFor(
-        async () => (await admin.zscore(key, lost)) === null,
-        5_000,
-        "the lost stream's place given back",
+      await acquireAnswerLost(
+        { redis, loseReplies, admin, key, lost },
+        () => slots.acquire('u-lost', lost),
+        async () => {
+          expect(Number(await admin.zscore(key, oldest)), 'the oldest marked replaced').to.be.below(0);
+        },
       );
       expect(Number(await admin.zscore(key, oldest)), 'the oldest no longer marked').to.be.above(0);
       expect(await slots.renew('u-lost', oldest)).to.equal(true);
@@ -228,16 +247,7 @@ describe('live/stream-slots while Redis hangs', function () {
     try {
       await other.acquire('u-twice', replaced);
       expect(await other.acquire('u-twice', second)).to.deep.equal([replaced]);
-      loseReplies();
-      const acquiring = slots.acquire('u-twice', lost);
-      await waitFor(async () => (await admin.zscore(key, lost)) !== null, 5_000, 'the script to run');
-      dropConnection(redis);
-      await failureOf(acquiring);
-      await waitFor(
-        async () => (await admin.zscore(key, lost)) === null,
-        5_000,
-        "the lost stream's place given back",
-      );
+      await acquireAnswerLost({ redis, loseReplies, admin, key, lost }, () => slots.acquire('u-twice', lost));
       expect(await other.renew('u-twice', second), 'the stream the lost acquire replaced').to.equal(true);
       expect(await other.renew('u-twice', replaced), 'the stream the other acquire replaced').to.equal(false);
     } finally {
