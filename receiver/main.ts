@@ -115,6 +115,7 @@ logger.info(
 onShutdown(
   logger,
   async () => {
+    const began = performance.now();
     // Stop accepting and finish in-flight requests first: each may still append to the spool. Both
     // listeners drain at once, so their grace is spent once, well inside the shutdown deadline.
     const cut = warnCut(logger);
@@ -122,10 +123,15 @@ onShutdown(
       closeServer(server, DRAIN_GRACE_MS, cut),
       metricsServer && closeServer(metricsServer, DRAIN_GRACE_MS, cut),
     ]);
-    await receiver.close();
+    // What is left of the deadline (less the closes after it) queues what the spool holds, if
+    // Redis takes it: a receiver replaced rather than restarted leaves its spool to no one.
+    await receiver.close(config.SHUTDOWN_DEADLINE_MS - (performance.now() - began) - CLOSE_RESERVE_MS);
   },
   config.SHUTDOWN_DEADLINE_MS,
 );
+
+/** What the shutdown keeps of its deadline for closing the spool and Redis after the last drain. */
+const CLOSE_RESERVE_MS = 1_500;
 
 /** A SPOOL_DIR that cannot be used ends start-up with one fatal line naming it (exit 1). */
 async function spoolOpenedOrExit<T>(opening: Promise<T>): Promise<T> {

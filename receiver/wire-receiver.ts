@@ -54,8 +54,11 @@ export interface Receiver {
   queue: ReceiverQueue;
   /** Settles once beforeDraining's checks have: the drainer starts then. */
   checked: Promise<void>;
-  /** Stops the drainer, closes the spool and Redis. Call after the HTTP server has closed. */
-  close(): Promise<void>;
+  /**
+   * Stops the drainer, closes the spool and Redis. Call after the HTTP server has closed.
+   * `drainForMs`: what the drainer may spend queueing the spool's events first (SpoolDrainer.stop).
+   */
+  close(drainForMs?: number): Promise<void>;
 }
 
 /** Real dependencies of the receiver: its queue connection, spool and drainer (main.ts, tests, bench). */
@@ -193,8 +196,8 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     drainer,
     queue,
     checked,
-    async close() {
-      await drainer.stop();
+    async close(drainForMs) {
+      await drainer.stop(drainForMs);
       await spool.close();
       await queue.close();
     },

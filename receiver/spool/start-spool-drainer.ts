@@ -39,9 +39,12 @@ export interface SpoolDrainer {
   /**
    * Stops the timer and a running pass: the event in hand is given up if its add has not answered
    * yet, and it and the rest stay spooled for the next start, so a shutdown after a long outage, or
-   * on a Redis that stopped answering, ends within its deadline.
+   * on a Redis that stopped answering, ends within its deadline. With `drainForMs`, a last pass
+   * first moves what it can within that time (while Redis takes writes: `blocked` says not): a
+   * receiver replaced rather than restarted (a pod's emptyDir, a scaled-in machine) leaves its spool
+   * to no one else.
    */
-  stop(): Promise<void>;
+  stop(drainForMs?: number): Promise<void>;
 }
 
 /**
@@ -55,6 +58,8 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   const enqueueTimeoutMs = deps.enqueueTimeoutMs ?? 5_000;
   let failing = false;
   let stopped = false;
+  /** stop() runs the last pass: no timer, no take-over of others' segments (this one is leaving). */
+  let finishing = false;
   const stopping = new AbortController();
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -83,14 +88,14 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
 
   const pass = async () => {
     if (stopped) return;
-    await adoptIfDue();
+    if (!finishing) await adoptIfDue();
     if (stopped || !deps.spool.hasWork()) return;
     let blocked: string | undefined;
     try {
       // Given up at stop(), as an enqueue is: a probe on a hung Redis does not hold a shutdown.
       blocked = await untilStopped(Promise.resolve(deps.blocked?.()), stopping.signal);
     } catch (error) {
-      if (stopped) return;
+      if (stopping.signal.aborted) return;
       blocked = (error as Error).message;
     }
     if (blocked !== undefined) {
@@ -99,7 +104,7 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
       failing = true;
       return;
     }
-    if (stopped) return;
+    if (stopping.signal.aborted) return;
     try {
       const moved = await deps.spool.drain(async (job) => {
         // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.
@@ -109,12 +114,12 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
         deps.onDrained?.(outcome);
       }, stopping.signal);
       const depth = deps.spool.depth();
-      if (stopped && depth > 0)
+      if (stopping.signal.aborted && depth > 0)
         deps.logger.info({ moved, depth }, 'spool drain stopped; the rest drains at the next start');
       else if (failing || moved > 0) deps.logger.info({ moved, depth }, 'spool drained');
       failing = false;
     } catch (error) {
-      if (stopped) {
+      if (stopping.signal.aborted) {
         deps.logger.info(
           { depth: deps.spool.depth() },
           'spool drain stopped; the rest drains at the next start',
@@ -137,7 +142,7 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   };
 
   const schedule = () => {
-    if (stopped) return;
+    if (stopped || finishing) return;
     timer = setTimeout(() => void runOnce().then(schedule), intervalMs);
   };
   void (deps.startAfter ?? Promise.resolve())
@@ -148,10 +153,21 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
 
   return {
     runOnce,
-    async stop() {
+    async stop(drainForMs = 0) {
+      finishing = true;
+      clearTimeout(timer);
+      if (drainForMs > 0 && !stopped) {
+        // The pass under way, then one more for what arrived meanwhile; cut at the time given.
+        const cut = setTimeout(() => stopping.abort(), drainForMs);
+        try {
+          await running;
+          if (!stopping.signal.aborted && deps.spool.hasWork()) await runOnce();
+        } finally {
+          clearTimeout(cut);
+        }
+      }
       stopped = true;
       stopping.abort();
-      clearTimeout(timer);
       await running;
     },
   };

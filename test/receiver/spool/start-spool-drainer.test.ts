@@ -220,6 +220,73 @@ describe('the spool drainer', () => {
     });
   });
 
+  // A receiver replaced rather than restarted (a pod's emptyDir, a scaled-in machine) leaves its
+  // spool to nobody: its shutdown gave up what it held though Redis was back and time was left.
+  describe('stopped with time to spare once Redis is back (a shutdown after a blip)', () => {
+    it('queues what it holds first, within the time given, each event once', async () => {
+      const spool = await openSpool(dir);
+      await Promise.all(Array.from({ length: 50 }, (_, n) => spool.append(job(7_000 + n))));
+      let down = true;
+      const drainer = startSpoolDrainer({
+        spool,
+        enqueue: (event) => enqueueOnce(target, event),
+        blocked: () => (down ? 'Redis is not connected' : undefined),
+        logger,
+        intervalMs: 60_000,
+      });
+      await drainer.runOnce();
+      expect(spool.depth(), 'held while Redis was down').to.equal(50);
+      // Redis is back; the next pass is a minute away when the shutdown comes.
+      down = false;
+      await drainer.stop(5_000);
+      expect(spool.depth()).to.equal(0);
+      const jobs = await receiverQueue.queue.getWaiting(0, -1);
+      const ids = new Set(jobs.map((queued) => String(queued.id)));
+      expect(Array.from({ length: 50 }, (_, n) => ids.has(`drainer-${7_000 + n}`)).every(Boolean)).to.equal(
+        true,
+      );
+      await receiverQueue.queue.empty();
+      await spool.close();
+    });
+
+    it('gives up the rest when the time given runs out, leaving it spooled', async () => {
+      const spool = await openSpool(dir);
+      await Promise.all(Array.from({ length: 2_000 }, (_, n) => spool.append(job(8_000 + n))));
+      const drainer = startSpoolDrainer({
+        spool,
+        enqueue: async (event) => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return enqueueOnce(target, event);
+        },
+        blocked: () => 'Redis is not connected',
+        logger,
+        intervalMs: 60_000,
+      });
+      await drainer.runOnce();
+      const started = performance.now();
+      // Blocked: no pass to make, and stop() does not wait for one.
+      await drainer.stop(5_000);
+      expect(performance.now() - started).to.be.below(1_000);
+      expect(spool.depth()).to.equal(2_000);
+      const again = startSpoolDrainer({
+        spool,
+        enqueue: async (event) => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return enqueueOnce(target, event);
+        },
+        logger,
+        intervalMs: 60_000,
+      });
+      const cut = performance.now();
+      await again.stop(300);
+      expect(performance.now() - cut, 'stop(300) took').to.be.below(2_000);
+      const left = spool.depth();
+      expect(left).to.be.above(0).and.below(2_000);
+      await receiverQueue.queue.empty();
+      await spool.close();
+    });
+  });
+
   // The shutdown's deadline (8 s) holds the HTTP grace (4 s) before the drainer's stop: a stop
   // that waited out the event in hand's enqueue budget (5 s) on a hung Redis ran past it, and the
   // process exited before the spool closed (no .stopped mark).
