@@ -366,8 +366,14 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
         .expect(200);
       await other.locator('#unseen', { hasText: /^0$/ }).waitFor({ timeout: 5_000 });
       await show();
+      // `fresh` (the page's highlight of what the stream sent) aside: a mark of a record stamped
+      // moments before the stream opened may come as the record with the mark in it, since its
+      // client may not have it (docs/live-tray.md, the stream's floor).
       const classes = async (id: string) =>
-        ((await other.locator(`#records li[data-id="${id}"]`).getAttribute('class')) ?? '').split(' ').sort();
+        ((await other.locator(`#records li[data-id="${id}"]`).getAttribute('class')) ?? '')
+          .split(' ')
+          .filter((name) => name !== 'fresh')
+          .sort();
       expect(await classes(read)).to.deep.equal(['read']);
       expect(await classes(seen)).to.deep.equal(['unread']);
     });
