@@ -60,6 +60,8 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   let stopped = false;
   /** stop() runs the last pass: no timer, no take-over of others' segments (this one is leaving). */
   let finishing = false;
+  /** Whether `startAfter` settled: no pass, the last one at stop() included, comes before. */
+  let checked = deps.startAfter === undefined;
   const stopping = new AbortController();
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -148,6 +150,7 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   void (deps.startAfter ?? Promise.resolve())
     .catch(() => undefined)
     .then(() => {
+      checked = true;
       if (!stopped) void runOnce().then(schedule);
     });
 
@@ -156,7 +159,7 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
     async stop(drainForMs = 0) {
       finishing = true;
       clearTimeout(timer);
-      if (drainForMs > 0 && !stopped) {
+      if (drainForMs > 0 && !stopped && checked) {
         // The pass under way, then one more for what arrived meanwhile; cut at the time given.
         const cut = setTimeout(() => stopping.abort(), drainForMs);
         try {

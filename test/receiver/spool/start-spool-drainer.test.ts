@@ -249,6 +249,28 @@ describe('the spool drainer', () => {
       await spool.close();
     });
 
+    // The receiver's checks of Redis (that it never evicts keys) come before any drain: a shutdown
+    // soon after start must not queue into a Redis the process was about to refuse.
+    it('queues nothing before the checks it starts after have passed', async () => {
+      const spool = await openSpool(dir);
+      await spool.append(job(9_000));
+      let asked = 0;
+      const drainer = startSpoolDrainer({
+        spool,
+        enqueue: (event) => {
+          asked += 1;
+          return enqueueOnce(target, event);
+        },
+        logger,
+        intervalMs: 60_000,
+        startAfter: new Promise(() => undefined),
+      });
+      await drainer.stop(1_000);
+      expect(asked).to.equal(0);
+      expect(spool.depth()).to.equal(1);
+      await spool.close();
+    });
+
     it('gives up the rest when the time given runs out, leaving it spooled', async () => {
       const spool = await openSpool(dir);
       await Promise.all(Array.from({ length: 2_000 }, (_, n) => spool.append(job(8_000 + n))));
