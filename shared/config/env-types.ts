@@ -62,6 +62,15 @@ export const USERINFO_DECODES = [
   { error: 'its user name or password holds a "%" that starts no escape: write each "%" in it as %25' },
 ] as const;
 
+/** `value` as the URL parser reads it, or undefined where it reads none. */
+function parsedUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * For a URL with credentials: no "@" after its host. One there is a password's rest: a "/", "?"
  * or "#" in it not escaped ends the host early, and the driver connects elsewhere (to the user
@@ -69,12 +78,8 @@ export const USERINFO_DECODES = [
  */
 export const PASSWORD_NOT_SPLIT = [
   (value: string): boolean => {
-    try {
-      const { pathname, search, hash } = new URL(value);
-      return !`${pathname}${search}${hash}`.includes('@');
-    } catch {
-      return true;
-    }
+    const parsed = parsedUrl(value);
+    return !parsed || !`${parsed.pathname}${parsed.search}${parsed.hash}`.includes('@');
   },
   {
     error:
@@ -82,33 +87,21 @@ export const PASSWORD_NOT_SPLIT = [
   },
 ] as const;
 
-const parses = (value: string): boolean => {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 export const url = (protocols: readonly string[], fallback?: string) => {
   const named = new RegExp(`^(${protocols.join('|')})://`, 'i');
   const schema = z
     .string()
     // With the right scheme, a URL that does not parse is nearly always a password's "/", "?" or
     // "#" not escaped (before it, the rest reads as a port that is none): said so, not the value.
-    .refine((value) => !named.test(value) || parses(value), {
+    .refine((value) => !named.test(value) || parsedUrl(value) !== undefined, {
       error:
         'does not read as a URL: a "/", "?", "#" or "@" in its user name or password must be escaped (write "/" as %2F, "?" as %3F, "#" as %23, "@" as %40)',
       abort: true,
     })
     .refine(
       (value) => {
-        try {
-          return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-        } catch {
-          return false;
-        }
+        const protocol = parsedUrl(value)?.protocol.replace(/:$/, '');
+        return protocol !== undefined && protocols.includes(protocol);
       },
       { error: `expected a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}` },
     )

@@ -23,10 +23,19 @@ export interface QueueDashboardDeps {
   write?: boolean;
 }
 
+/** A pattern matching `word` in any case, as Express routes path words. */
+const anyCase = (word: string) =>
+  [...word]
+    .map((c) => (c.toLowerCase() === c.toUpperCase() ? `\\${c}` : `[${c.toLowerCase()}${c.toUpperCase()}]`))
+    .join('');
+
 /**
  * The changing calls the dashboard may make with QUEUE_DASHBOARD_WRITE=on: those that cannot lose a
  * webhook the receiver acknowledged and the worker has not processed yet (waiting, paused, delayed
- * or active), nor the webhook queue's dead letter (DEAD_LETTER_CLEAN). Allowed: clean completed
+ * or active), nor the webhook queue's dead letter: an event the receiver acknowledged whose job
+ * may have failed before the event was stored (then nothing else holds it, and the platform's
+ * redelivery meets its dedupe mark; `npm run replay -- failed` sends them again instead; the
+ * decisions queue's failed jobs are decisions, which storage keeps). Allowed: clean completed
  * jobs, and the decisions queue's failed ones; retry failed jobs, all or one; promote
  * delayed jobs, all or one; pause and resume one queue or all. Everything else is refused: clean of
  * any other state and removing one job (bull deletes a job whatever its state, as `empty` does),
@@ -38,25 +47,17 @@ export interface QueueDashboardDeps {
 const NAMED_WRITES = [
   /^\/api\/queues\/(?:pause|resume)\/?$/i,
   /^\/api\/queues\/[^/]+\/(?:promote|pause|resume)\/?$/i,
-  /^\/api\/queues\/[^/]+\/[Cc][Ll][Ee][Aa][Nn]\/(?:completed|failed)\/?$/,
+  /^\/api\/queues\/[^/]+\/[Cc][Ll][Ee][Aa][Nn]\/completed\/?$/,
+  // Failed jobs of any queue but the webhook queue: its failed set is the dead letter (below).
+  new RegExp(`^/api/queues/(?!${anyCase(WEBHOOK_QUEUE_NAME)}/)[^/]+/[Cc][Ll][Ee][Aa][Nn]/failed/?$`),
   /^\/api\/queues\/[^/]+\/[Rr][Ee][Tt][Rr][Yy]\/failed\/?$/,
   // One job, by id. bull-board routes .../clean/<x> and .../retry/<x> to the whole-queue calls
   // above, whatever <x> is: a job id of `clean` or `retry` never reaches the one-job routes.
   /^\/api\/queues\/[^/]+\/(?!(?:clean|retry)\/)[^/]+\/(?:retry|promote)\/?$/i,
 ];
-/**
- * The webhook queue's failed set is its dead letter: an event the receiver acknowledged whose job
- * may have failed before the event was stored (then nothing else holds it, and the platform's
- * redelivery meets its dedupe mark). Cleaning it would lose those: `npm run replay -- failed`
- * sends them again instead. The decisions queue's failed jobs are decisions, which storage keeps.
- */
-const DEAD_LETTER_CLEAN = new RegExp(`^/api/queues/${WEBHOOK_QUEUE_NAME}/clean/failed/?$`, 'i');
-
 /** True for a PUT of one of the named write actions. */
 export function isNamedWrite(method: string, path: string): boolean {
-  return (
-    method === 'PUT' && NAMED_WRITES.some((pattern) => pattern.test(path)) && !DEAD_LETTER_CLEAN.test(path)
-  );
+  return method === 'PUT' && NAMED_WRITES.some((pattern) => pattern.test(path));
 }
 
 const READS = new Set(['GET', 'HEAD']);

@@ -220,14 +220,14 @@ async function inMigrationTransaction<T>(
 ): Promise<T> {
   await client.query('BEGIN');
   try {
-    // No bound on the wait for another instance's migration, whatever the role sets
-    // (`ALTER ROLE ... SET lock_timeout` would stop every instance starting during a long one).
-    await client.query('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
-    // PostgreSQL learns its client is gone only when it answers: a process killed mid-migration
-    // left it running to its end, holding its locks. Checked every second instead (PostgreSQL 14
-    // and later, on the systems that offer it; elsewhere as before).
+    // One round trip. No bound on the wait for another instance's migration, whatever the role
+    // sets (`ALTER ROLE ... SET lock_timeout` would stop every instance starting during a long
+    // one). PostgreSQL learns its client is gone only when it answers: a process killed
+    // mid-migration left it running to its end, holding its locks; checked every second instead
+    // (PostgreSQL 14 and later, on the systems that offer it; elsewhere as before).
     await client.query(
-      `DO $$ BEGIN PERFORM set_config('client_connection_check_interval', '1000', true);
+      `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0;
+       DO $$ BEGIN PERFORM set_config('client_connection_check_interval', '1000', true);
        EXCEPTION WHEN OTHERS THEN NULL; END $$`,
     );
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
