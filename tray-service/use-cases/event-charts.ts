@@ -25,10 +25,22 @@ export function chartRange(since: Date, until: Date): ChartRange {
 const minutesOf = (range: ChartRange) =>
   Array.from({ length: (range.to - range.from) / MINUTE_MS }, (_, index) => range.from + index * MINUTE_MS);
 
+/**
+ * Most event names a chart draws on their own: the platform sends about twenty, and a sender
+ * inventing names (each stored as an unknown event) would otherwise make a day's chart names × 1,440
+ * numbers to send and draw.
+ */
+export const MAX_CHART_SERIES = 30;
+
 export interface EventsPerMinuteChart extends ChartRange {
   minutes: number[];
-  /** One series per event name (byte order), a count per minute (0 where none). */
+  /**
+   * One series per event name (byte order), a count per minute (0 where none): the
+   * MAX_CHART_SERIES most frequent over the range when there are more (ties by name).
+   */
   series: { event: string; counts: number[] }[];
+  /** The names left out of `series`, summed per minute; absent when none are. */
+  others?: { events: number; counts: number[] };
 }
 
 export interface LagChart extends ChartRange {
@@ -59,13 +71,19 @@ export function createEventCharts(events: Pick<EventsPort, 'perMinute' | 'lagPer
           counts[at] = (counts[at] ?? 0) + count;
         }
       }
-      return {
-        ...range,
-        minutes,
-        series: [...series]
-          .sort(([a], [b]) => compareCodePoints(a, b))
-          .map(([event, counts]) => ({ event, counts })),
-      };
+      const sum = (counts: number[]) => counts.reduce((total, n) => total + n, 0);
+      const byFrequency = [...series]
+        .map(([event, counts]) => ({ event, counts, total: sum(counts) }))
+        .sort((a, b) => b.total - a.total || compareCodePoints(a.event, b.event));
+      const shown = byFrequency
+        .slice(0, MAX_CHART_SERIES)
+        .sort((a, b) => compareCodePoints(a.event, b.event))
+        .map(({ event, counts }) => ({ event, counts }));
+      const left = byFrequency.slice(MAX_CHART_SERIES);
+      if (left.length === 0) return { ...range, minutes, series: shown };
+      const others = new Array<number>(minutes.length).fill(0);
+      for (const { counts } of left) counts.forEach((n, at) => (others[at] = (others[at] ?? 0) + n));
+      return { ...range, minutes, series: shown, others: { events: left.length, counts: others } };
     },
 
     async lag(range: ChartRange): Promise<LagChart> {

@@ -16,6 +16,10 @@ export const eventsPerMinute = z.strictObject({
   to: isoDateTime,
   minutes: counts.meta({ description: 'Each minute’s start, epoch ms' }),
   series: z.array(z.strictObject({ event: z.string(), counts })),
+  others: z
+    .strictObject({ events: z.number().int(), counts })
+    .optional()
+    .meta({ description: 'The names beyond the 30 most frequent, summed per minute; absent when none' }),
 });
 
 /** GET /admin/stats/lag. */

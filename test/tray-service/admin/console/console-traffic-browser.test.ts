@@ -228,6 +228,27 @@ describe('events console in a real browser: the Traffic view', function () {
     }
   });
 
+  it('draws the names beyond the most frequent as one series of the other events, counting each', async () => {
+    // Three seeded names and 30 invented ones (one event each): 33 names, 30 drawn on their own.
+    const invented = Array.from({ length: 30 }, (_, i) =>
+      eventDoc({ event: `made.up${String(i).padStart(2, '0')}`, receivedAt: at(9, i) }),
+    );
+    await storeEvents(suite.storage, invented);
+    await page.click('#traffic-refresh');
+    const others = page.locator('#chart-events tfoot td[data-event="3 other events"]');
+    await eventually(() => others.getAttribute('data-total'), '3');
+    const table = page.locator('#chart-events table[data-chart="events-per-minute"]');
+    const names = await attributes(table.locator('tfoot td'), 'data-event');
+    expect(names).to.have.lengthOf(31);
+    // post.didCreate (8) and comment.didCreate (2) lead; of the 31 names with one event each, the
+    // first 28 by name are drawn, and made.up28, made.up29 and reaction.didAdd are the others.
+    expect(names).to.include.members(['post.didCreate', 'comment.didCreate', 'made.up27']);
+    expect(names).to.not.include.members(['reaction.didAdd']);
+    const sums = (await attributes(table.locator('tfoot td'), 'data-total')).map(Number);
+    expect(sums.reduce((sum, n) => sum + n, 0)).to.equal(8 + 2 + 1 + 30);
+    expect(await page.locator('#chart-events .u-legend').innerText()).to.include('3 other events');
+  });
+
   it('drew the charts without a CSP violation or a script error', () => {
     expect(browser().problems).to.deep.equal([]);
   });

@@ -132,30 +132,34 @@ function dataTable(chart, caption, head, rows, foot) {
 }
 
 function renderEventsPerMinute(box, stats, choice) {
-  const series = stats.series.map((s) => ({ label: s.event, values: s.counts }));
+  // Names beyond the most frequent come summed as `others`: drawn and listed as one more series.
+  const all = stats.others
+    ? [...stats.series, { event: `${stats.others.events} other events`, counts: stats.others.counts }]
+    : stats.series;
+  const series = all.map((s) => ({ label: s.event, values: s.counts }));
   draw(box, stats.minutes, series, 'events', minutesRange(stats.minutes, choice), { stepped: true });
   const rows = [];
   stats.minutes.forEach((minute, i) => {
-    if (!stats.series.some((s) => (s.counts[i] ?? 0) > 0)) return;
+    if (!all.some((s) => (s.counts[i] ?? 0) > 0)) return;
     rows.push([
       { text: minuteLabel(minute), data: { minute: String(minute) } },
-      ...stats.series.map((s) => ({
+      ...all.map((s) => ({
         text: String(s.counts[i] ?? 0),
         data: { event: s.event, minute: String(minute), value: String(s.counts[i] ?? 0) },
       })),
     ]);
   });
-  const totals = stats.series.map((s) => {
+  const totals = all.map((s) => {
     const total = s.counts.reduce((sum, n) => sum + (n ?? 0), 0);
     return { text: String(total), data: { event: s.event, total: String(total) } };
   });
   box.data.replaceChildren(
-    stats.series.length === 0
+    all.length === 0
       ? h('p', { className: 'muted' }, 'No events in this period.')
       : dataTable(
           'events-per-minute',
           'Events per minute (minutes with events only)',
-          ['Minute', ...stats.series.map((s) => s.event)],
+          ['Minute', ...all.map((s) => s.event)],
           rows,
           [{ text: 'Total' }, ...totals],
         ),
