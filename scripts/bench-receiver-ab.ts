@@ -25,7 +25,12 @@ import {
   startBenchReceiver,
   tickMicros,
 } from './lib/bench-receiver-child.ts';
-import { benchSchemes, signedBenchRequest, type SignedBenchRequest } from './lib/bench-body.ts';
+import {
+  benchSchemes,
+  checkSignedAhead,
+  signedBenchRequest,
+  type SignedBenchRequest,
+} from './lib/bench-body.ts';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { stopChild } from './lib/stop-child.ts';
@@ -47,6 +52,17 @@ const rate = settings.AB_RATE;
 const seconds = settings.AB_SECONDS;
 const rounds = settings.AB_ROUNDS;
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
+// Both sides' bodies are signed before each round.
+loadOrExit(() =>
+  checkSignedAhead(
+    {
+      seconds: ['AB_SECONDS', seconds],
+      rate: ['AB_RATE', rate],
+      bodies: 2 * Math.ceil(rate * seconds * 1.05),
+    },
+    schemes,
+  ),
+);
 
 interface Side {
   name: 'A' | 'B';

@@ -23,7 +23,7 @@ import { dedupeKey } from '../receiver/dedupe-key.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../receiver/store/create-receiver-queue.ts';
 import { enqueueMany } from '../receiver/store/enqueue-once.ts';
 import { encodeWebhookJob } from '../shared/queue/webhook-queue.ts';
-import { benchBody, benchSchemes, signedBenchRequest } from './lib/bench-body.ts';
+import { benchBody, benchSchemes, checkSignedAhead, signedBenchRequest } from './lib/bench-body.ts';
 import {
   loadAtRate,
   processTicks,
@@ -56,6 +56,16 @@ const rate = settings.BACKLOG_RATE;
 const seconds = settings.BACKLOG_SECONDS;
 const rounds = settings.BACKLOG_ROUNDS;
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
+loadOrExit(() =>
+  checkSignedAhead(
+    {
+      seconds: ['BACKLOG_SECONDS', seconds],
+      rate: ['BACKLOG_RATE', rate],
+      bodies: Math.ceil(rate * seconds * 1.05),
+    },
+    schemes,
+  ),
+);
 /** The queue prefix bench-receiver.ts's serve mode uses. */
 const prefix = 'bench';
 

@@ -49,6 +49,7 @@ import {
   benchSchemes,
   benchSecret as secret,
   benchStandardSecret,
+  checkSignedAhead,
   signedBenchRequest,
   type SignedBenchRequest as SignedBody,
 } from './lib/bench-body.ts';
@@ -72,6 +73,16 @@ const baseline = process.env.BENCH_BASELINE;
 const split = process.env.BENCH_SPLIT === '1';
 const durableRedis = process.env.BENCH_REDIS === 'durable';
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
+loadOrExit(() =>
+  checkSignedAhead(
+    {
+      seconds: ['BENCH_DURATION', durationSeconds],
+      rate: ['BENCH_BODIES_PER_SECOND', settings.BENCH_BODIES_PER_SECOND],
+      bodies: durationSeconds * settings.BENCH_BODIES_PER_SECOND,
+    },
+    schemes,
+  ),
+);
 
 interface Sample {
   cpuMicros: number;

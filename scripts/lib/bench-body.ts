@@ -2,6 +2,8 @@
 // the bench receivers are configured with.
 import { signBody } from '../../receiver/signature/sign-body.ts';
 import { standardSignatureHeaders } from '../../receiver/signature/sign-standard.ts';
+import { defaultTimestampToleranceSeconds } from '../../receiver/decision/create-webhook-verifier.ts';
+import { ConfigError } from '../../shared/errors/config-error.ts';
 
 export const benchSecret = 'bench-secret';
 /** The bench's Standard Webhooks webhook's secret: `whsec_` and Base64 of 32 bytes. */
@@ -29,6 +31,35 @@ export function benchSchemes(value: string | undefined): BenchSchemes {
   if (schemes !== 'both' && schemes !== 'platform')
     throw new Error('BENCH_SCHEMES: expected both or platform');
   return schemes;
+}
+
+/** Most bodies a bench holds signed at once: about 2.5 kB each in its heap, so about 1.2 GB. */
+export const MAX_SIGNED_AHEAD = 480_000;
+/** Longest run of bodies signed before it starts whose Standard Webhooks timestamps are still fresh. */
+export const MAX_STANDARD_RUN_SECONDS = defaultTimestampToleranceSeconds - 60;
+
+/**
+ * Refuses, naming the variables, a run whose bodies signed ahead would not fit in memory (the
+ * generator died out of heap without stopping its servers) or, with Standard Webhooks bodies,
+ * would be sent past the receiver's timestamp tolerance (half of them refused as stale).
+ */
+export function checkSignedAhead(
+  run: { seconds: [name: string, value: number]; rate: [name: string, value: number]; bodies: number },
+  schemes: BenchSchemes,
+): void {
+  const [secondsName, seconds] = run.seconds;
+  const problems: { variable: string; message: string }[] = [];
+  if (run.bodies > MAX_SIGNED_AHEAD)
+    problems.push({
+      variable: `${secondsName} × ${run.rate[0]}`,
+      message: `at most ${MAX_SIGNED_AHEAD.toLocaleString('en')} bodies signed ahead (this run: ${run.bodies.toLocaleString('en')}); lower one of them`,
+    });
+  if (schemes === 'both' && seconds > MAX_STANDARD_RUN_SECONDS)
+    problems.push({
+      variable: secondsName,
+      message: `at most ${MAX_STANDARD_RUN_SECONDS} s with Standard Webhooks bodies, signed before the run (BENCH_SCHEMES=platform for longer)`,
+    });
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 export interface SignedBenchRequest {

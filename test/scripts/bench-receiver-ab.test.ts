@@ -23,4 +23,17 @@ describe('npm run bench:receiver-ab', () => {
       expect(result.stdout).to.equal('');
     }
   });
+
+  it('refuses a run it would sign more bodies ahead for than fit in memory, or too long for a fresh timestamp', async () => {
+    const refused: [Record<string, string>, string][] = [
+      [{ AB_SECONDS: '300', AB_RATE: '1500', BENCH_SCHEMES: 'platform' }, 'AB_SECONDS × AB_RATE: at most'],
+      [{ AB_SECONDS: '600', AB_RATE: '100' }, 'AB_SECONDS: at most 240 s'],
+    ];
+    for (const [env, message] of refused) {
+      const result = await runScript('scripts/bench-receiver-ab.ts', ['.'], cleanEnv(env), 20_000);
+      expect(result.code, JSON.stringify(env)).to.equal(1);
+      expect(result.stderr).to.include(message);
+      expect(result.stdout).to.equal('');
+    }
+  });
 });

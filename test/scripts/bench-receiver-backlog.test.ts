@@ -40,4 +40,20 @@ describe('npm run bench:receiver-backlog, in a small mode', () => {
       expect(result.stderr).to.include(`${name}: expected a whole number`);
     }
   });
+
+  it('refuses a run it would sign more bodies ahead for than fit in memory, or too long for a fresh timestamp', async () => {
+    const refused: [Record<string, string>, string][] = [
+      [
+        { BACKLOG_SECONDS: '200', BACKLOG_RATE: '5000', BENCH_SCHEMES: 'platform' },
+        'BACKLOG_SECONDS × BACKLOG_RATE: at most',
+      ],
+      [{ BACKLOG_SECONDS: '600', BACKLOG_RATE: '100' }, 'BACKLOG_SECONDS: at most 240 s'],
+    ];
+    for (const [env, message] of refused) {
+      const result = await runScript('scripts/bench-receiver-backlog.ts', [], cleanEnv(env), 20_000);
+      expect(result.code, JSON.stringify(env)).to.equal(1);
+      expect(result.stderr).to.include(message);
+      expect(result.stdout).to.equal('');
+    }
+  });
 });

@@ -121,4 +121,19 @@ describe('npm run bench:receiver, in a small mode', () => {
       expect(result.stdout).to.equal('');
     }
   });
+
+  // 30 s at 40,000 bodies a second signed ahead is about 3 GB: the generator ran out of heap and
+  // died without stopping its servers.
+  it('refuses a run it would sign more bodies ahead for than fit in memory, or too long for a fresh timestamp', async () => {
+    const refused: [Record<string, string>, string][] = [
+      [{ BENCH_DURATION: '30' }, 'BENCH_DURATION × BENCH_BODIES_PER_SECOND: at most'],
+      [{ BENCH_DURATION: '600', BENCH_BODIES_PER_SECOND: '100' }, 'BENCH_DURATION: at most 240 s'],
+    ];
+    for (const [env, message] of refused) {
+      const result = await runScript('scripts/bench-receiver.ts', [], cleanEnv(env), 20_000);
+      expect(result.code, JSON.stringify(env)).to.equal(1);
+      expect(result.stderr).to.include(message);
+      expect(result.stdout).to.equal('');
+    }
+  });
 });
