@@ -30,5 +30,20 @@ export function trackRunningJobs(queue: Pick<Bull.Queue, 'on'>): () => number {
   return () => running.size;
 }
 
+/**
+ * Counts the jobs whose handler this process's workers are running: from bull's local `active`
+ * until the handler settles, whether or not bull could then record the job's end.
+ */
+export function trackJobHandlers(queue: Pick<Bull.Queue, 'on'>): () => number {
+  let running = 0;
+  queue.on('active', (_job: Bull.Job, handled?: Promise<unknown>) => {
+    if (!handled) return;
+    running += 1;
+    const settled = () => (running -= 1);
+    void handled.then(settled, settled);
+  });
+  return () => running;
+}
+
 /** How long after its handler settled a job whose end bull never reported stops counting. */
 const ENDED_GRACE_MS = 2_000;

@@ -1,7 +1,7 @@
 import type Bull from 'bull';
 import { z } from 'zod';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import { trackRunningJobs } from '../../shared/queue/running-jobs.ts';
+import { trackJobHandlers, trackRunningJobs } from '../../shared/queue/running-jobs.ts';
 import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
 import {
   CAPPED_EXPONENTIAL,
@@ -207,6 +207,8 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
   let closed = false;
   /** Deliveries in flight, parked ones included: the shutdown cuts the queue after the others. */
   const running = trackRunningJobs(deps.queue);
+  /** Deliveries whose handler runs: the shutdown closes the storage their outcome is stored in next. */
+  const handlers = trackJobHandlers(deps.queue);
   const processing = deps.queue.process(deps.concurrency ?? 2, async (job) => {
     const doc = await fromStorage(() => deps.decisions.get(job.data.decisionId));
     if (!doc || doc.delivery === 'delivered') return;
@@ -276,7 +278,7 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     },
     close: async () => {
       closed = true;
-      await closeQueueAtGate(gate, deps.queue, running);
+      await closeQueueAtGate(gate, deps.queue, running, handlers);
       stopLoggingQueueErrors();
     },
   };

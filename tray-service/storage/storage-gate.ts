@@ -46,7 +46,10 @@ export interface StorageGate {
    * stops waiting for them.
    */
   readonly parkedAfterStop: Promise<void>;
-  /** How many jobs have parked after stop() (they never return): the shutdown waits for the rest. */
+  /**
+   * How many jobs will not return: parked after stop(), and, once stopped, those held at a gate an
+   * outage shut before it (nothing probes any more). The shutdown waits for the rest.
+   */
   readonly parked: number;
   /**
    * Shutdown: no more probes. During an outage, jobs waiting at the gate stay where they are (active,
@@ -79,6 +82,8 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   let timer: NodeJS.Timeout | undefined;
   const parked = Promise.withResolvers<undefined>();
   let parkedJobs = 0;
+  /** Jobs waiting at whenOpen for an outage to end. */
+  let heldJobs = 0;
   /** The jobs' waits running now, ended by stop(): a set, not a race on one promise pending till stop. */
   const waits = new Set<() => void>();
   /** A job's wait of `waitMs`, over at once when stop() comes (or came). */
@@ -171,7 +176,10 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
       if (stopped && outage) return parkForGood();
       // A job probing a refusal passes: nothing else tells when writes pass again.
       if (!outage || (probingRefusal && outage.refusal)) return Promise.resolve();
-      return outage.opened.then(() => undefined);
+      heldJobs += 1;
+      return outage.opened.then(() => {
+        heldJobs -= 1;
+      });
     },
     async isOutage() {
       if (outage && !outage.refusal) return true;
@@ -196,7 +204,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
       return outage === undefined;
     },
     get parked() {
-      return parkedJobs;
+      return parkedJobs + (stopped && outage ? heldJobs : 0);
     },
     parkedAfterStop: parked.promise,
     stop() {
@@ -214,12 +222,17 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
  * waits (the database stopped with the rest of a stack) or wait out a storage that says "not now",
  * which would otherwise hold the close until the shutdown's deadline. `running`: the jobs in flight
  * (parked ones included, as they never end); the queue is cut once all the others are done, or
- * after RUNNING_WAIT_MS.
+ * after RUNNING_WAIT_MS. Resolves once every job's handler that is not parked has settled, however
+ * long after the cut (the shutdown's deadline bounds it): the shutdown closes Redis and the storage
+ * next, and a job still writing then would store what it never announces to the live streams,
+ * while its rerun, finding it stored, announces nothing either. `handlers`: the jobs whose handler
+ * has not settled (parked ones included).
  */
 export async function closeQueueAtGate(
   gate: StorageGate,
   queue: { close(doNotWaitJobs?: boolean): Promise<void>; disconnect(): Promise<void> },
   running: () => number,
+  handlers: () => number,
 ): Promise<void> {
   const waiting = !gate.isOpen;
   gate.stop();
@@ -237,6 +250,7 @@ export async function closeQueueAtGate(
       if (!closed) await queue.disconnect();
     }),
   ]);
+  while (handlers() > gate.parked) await sleep(RUNNING_POLL_MS);
 }
 
 /** How long a shutdown with parked jobs waits for the others, and how often it looks. */

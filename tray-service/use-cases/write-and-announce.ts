@@ -16,9 +16,12 @@ export async function writeAndAnnounce<T extends object>(
   const told = new Set<T>();
   // The announcement is the streams' only news of these records; its own failure is the
   // publisher's to record (lost changes), never the call's, which has changed them already.
+  const tellStreams = async (records: readonly T[]) => {
+    if (records.length > 0) await announce(records).catch(() => undefined);
+  };
   const tell: TellStored<T> = async (part) => {
     for (const record of part) told.add(record);
-    if (part.length > 0) await announce(part).catch(() => undefined);
+    await tellStreams(part);
   };
   const untold = (changed: readonly T[]) => changed.filter((record) => !told.has(record));
   let changed: T[];
@@ -26,11 +29,9 @@ export async function writeAndAnnounce<T extends object>(
     changed = await write(tell);
   } catch (error) {
     if (!(error instanceof PartialWriteError)) throw error;
-    const partial = untold(error.changed as readonly T[]);
-    if (partial.length > 0) await announce(partial).catch(() => undefined);
+    await tellStreams(untold(error.changed as readonly T[]));
     throw error.cause;
   }
-  const rest = untold(changed);
-  if (rest.length > 0) await announce(rest);
+  await tellStreams(untold(changed));
   return changed;
 }

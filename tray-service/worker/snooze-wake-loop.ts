@@ -1,5 +1,4 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import { withTimeout } from '../../shared/time/with-timeout.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { wakeSnoozed } from '../use-cases/wake-snoozed.ts';
@@ -19,19 +18,16 @@ export interface SnoozeWakeLoopOptions {
 
 export interface SnoozeWakeLoop {
   /**
-   * Shutdown: no new round starts; resolves once the round under way (if any) has ended, or after
-   * STOP_WAIT_MS when it hangs on a storage that does not answer (the process's shutdown has a
-   * deadline of its own; a round cut short changes nothing it has not finished: each wake-up is
-   * its own claim).
+   * Shutdown: no new round starts; resolves once the round under way (if any) has ended and
+   * announced what it woke, however long that takes (the process's shutdown has a deadline of its
+   * own): the shutdown closes Redis and the storage next, and records woken after that would reach
+   * no stream, and be due no more.
    */
   stop(): Promise<void>;
 }
 
 /** Records claimed per storage call unless told (the benchmark's baseline claims as many). */
 export const WAKE_BATCH = 500;
-
-/** The longest stop() waits for the round under way. */
-const STOP_WAIT_MS = 2_000;
 
 /**
  * The wake-up of ended snoozes, one loop per tray process (docs/tray-rules.md#inbox). Each round
@@ -91,7 +87,7 @@ export function startSnoozeWakeLoop(options: SnoozeWakeLoopOptions): SnoozeWakeL
     async stop() {
       stopped = true;
       wakeUp?.();
-      await withTimeout(running, STOP_WAIT_MS).catch(() => undefined);
+      await running;
     },
   };
 }

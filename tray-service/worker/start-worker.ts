@@ -29,7 +29,7 @@ import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { closeQueueAtGate, createStorageGate, type StorageGateOptions } from '../storage/storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 import { logQueueErrors } from '../../shared/queue/log-queue-errors.ts';
-import { trackRunningJobs } from '../../shared/queue/running-jobs.ts';
+import { trackJobHandlers, trackRunningJobs } from '../../shared/queue/running-jobs.ts';
 
 /**
  * Posts of one community in one fan-out at most: the adapter writes every member's record for all
@@ -290,6 +290,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   let closed = false;
   /** Jobs in flight, parked ones included: the shutdown cuts the queue after the others. */
   const running = trackRunningJobs(deps.queue);
+  const handlers = trackJobHandlers(deps.queue);
   /** Jobs whose run here failed (said by the handler): bull's `failed` for any other is its own. */
   const failedHere = new WeakSet<Bull.Job<WebhookJobData>>();
   const processing = deps.queue.process(deps.concurrency ?? 4, async (job) => {
@@ -433,7 +434,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       bans.redis.off('ready', onReconnected);
       watch.stop();
       republisher.close();
-      await closeQueueAtGate(gate, deps.queue, running);
+      await closeQueueAtGate(gate, deps.queue, running, handlers);
       deps.queue.off('failed', onFailed);
       deps.queue.off('stalled', onStalled);
       stopLoggingQueueErrors();

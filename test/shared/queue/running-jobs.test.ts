@@ -2,7 +2,7 @@ import type Bull from 'bull';
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import { mock } from 'node:test';
-import { trackRunningJobs } from '../../../shared/queue/running-jobs.ts';
+import { trackJobHandlers, trackRunningJobs } from '../../../shared/queue/running-jobs.ts';
 
 // The count's rules against bull's local events, emitted here as bull emits them (queue.js): a
 // job's end counts once written ('completed', 'failed'), or 2 s after its handler settled when
@@ -53,5 +53,25 @@ describe('trackRunningJobs', () => {
     queue.emit('active', job('parked'), new Promise(() => undefined));
     mock.timers.tick(60_000);
     expect(running()).to.equal(1);
+  });
+});
+
+describe('trackJobHandlers', () => {
+  const job = (id: string) => ({ id }) as unknown as Bull.Job;
+
+  it('counts a job from active until its handler settles, resolved or rejected, whatever bull writes', async () => {
+    const queue = new EventEmitter();
+    const handlers = trackJobHandlers(queue as unknown as Bull.Queue);
+    const done = Promise.withResolvers<undefined>();
+    const failed = Promise.withResolvers<undefined>();
+    queue.emit('active', job('a'), done.promise);
+    queue.emit('active', job('b'), failed.promise);
+    queue.emit('completed', job('a'), {});
+    expect(handlers()).to.equal(2);
+    done.resolve(undefined);
+    failed.reject(new Error('its own'));
+    await Promise.allSettled([done.promise, failed.promise]);
+    await Promise.resolve();
+    expect(handlers()).to.equal(0);
   });
 });

@@ -625,6 +625,64 @@ describe('tray worker closing while one job waits out "not now" and another is s
   });
 });
 
+// A job still writing when the wait for it ran out (5 s) went on after close() had resolved, and
+// the shutdown then closed Redis and the storage under it: what it stored was never announced to
+// the streams, and its rerun, finding it stored, announced nothing either.
+describe('tray worker closing while one job waits out "not now" and another writes for longer than 5 s', () => {
+  const prefix = useQueuePrefix();
+  const suite = useTrayStorage('postgres');
+  const shared = usePostgres();
+  const busyKey = jobDataOf(commentEvent({ commentId: 'cm-parked-long' })).dedupeKey;
+  const slowKey = jobDataOf(commentEvent({ commentId: 'cm-writing-long' })).dedupeKey;
+  let worker: RunningWorker | undefined;
+  let slowStores = 0;
+  let busyStores = 0;
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+  });
+
+  it('resolves close() only once the writing job has finished and announced what it stored', async function () {
+    this.timeout(30_000);
+    const client = new pg.Client({ connectionString: shared.url });
+    await client.connect();
+    const failure = await statementTimeout(client).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    await client.end();
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const { storage } = suite;
+    const events = withMethod(storage.events, 'store', (store) => async (...args) => {
+      if (args[0].key === busyKey) {
+        busyStores += 1;
+        throw failure!;
+      }
+      if (args[0].key === slowKey) {
+        slowStores += 1;
+        await sleep(6_500);
+      }
+      return store(...args);
+    });
+    const announced: string[] = [];
+    worker = await quietWorker(
+      queue,
+      { ...storage, events, ping: () => storage.ping() },
+      {
+        storageBusyFirstWaitMs: 10_000,
+        concurrency: 4,
+        announce: async (event) => void announced.push(event.key),
+      },
+    );
+    await queue.add(jobDataOf(commentEvent({ commentId: 'cm-parked-long' })), webhookJobOptions);
+    await queue.add(jobDataOf(commentEvent({ commentId: 'cm-writing-long' })), webhookJobOptions);
+    await waitFor(() => busyStores === 1 && slowStores === 1, 10_000, 'both jobs’ first runs');
+    await worker.close();
+    worker = undefined;
+    expect(announced).to.deep.equal([slowKey]);
+  });
+});
+
 // The job duration histogram is the time spent applying the job: a worker waiting out a busy
 // database between runs (or an outage at the gate) is not slow, and a minute-long observation per
 // held job would put every processing alert off for long after the database is back.

@@ -85,6 +85,29 @@ describe('the snooze wake-up loop (worker/snooze-wake-loop.ts)', function () {
     expect(page.records.map((record) => record.key)).to.deep.equal(keys);
   });
 
+  // stop() gave up on a round after 2 s, and the shutdown then closed Redis and the storage: a
+  // round that woke its records after that announced them to no stream, and they were no longer due.
+  it('waits on stop() for the round under way, however long, so what it woke is announced first', async () => {
+    const now = Date.now();
+    const keys = await snoozed(suite.storage, 'u-slow-round', 2, now - 1, now - 10_000);
+    const { written, changes } = recordingChanges();
+    const { logger } = recordingLogger();
+    const inbox = suite.storage.inbox!;
+    let started = false;
+    const slowInbox: typeof inbox = Object.assign(Object.create(inbox) as typeof inbox, {
+      wakeDue: async (...args: Parameters<typeof inbox.wakeDue>) => {
+        started = true;
+        await sleep(2_500);
+        return inbox.wakeDue(...args);
+      },
+    });
+    const loop = startSnoozeWakeLoop({ storage: { inbox: slowInbox }, changes, logger, intervalMs: 10_000 });
+    await waitFor(() => started, 5_000, 'the round started');
+    await loop.stop();
+    const woken = written.filter((record) => record.userId === 'u-slow-round');
+    expect(woken.map((record) => record.key).sort()).to.deep.equal([...keys].sort());
+  });
+
   describe('while the storage does not answer', () => {
     const postgres = useStoppablePostgres();
 
