@@ -17,7 +17,8 @@ export interface TrayClientOptions {
    * The user's bearer token (a JWT the service accepts). Asked before every call and after every
    * wait (a 429 or 503 waited out, a stream's reconnect), so return a cached token while it is
    * valid; asked once more after a 401 with the token refused (`{ refused }`): return a new one
-   * then, even if the cached one has not reached its `exp`.
+   * then, even if the cached one has not reached its `exp`. Calls refused together each ask: one
+   * refresh shared among them (or the current token, when it already differs from `refused`).
    */
   getToken: GetToken;
   /** Another fetch (a proxy's, a test's); the global one by default. */
