@@ -16,7 +16,8 @@
 // prints the jobs queued when it started. Whether that depth changes the cost of a delivery is
 // measured on its own, at a fixed rate, by `npm run bench:receiver-backlog` (scripts/bench-receiver-backlog.ts).
 // BENCH_DURATION (seconds, default 4) and BENCH_CONNECTIONS (default 100) tune the run, and
-// BENCH_BODIES_PER_SECOND (default 40,000) how many bodies are signed for each second of a run;
+// BENCH_BODIES_PER_SECOND (default 40,000) how many bodies are signed for each second of a run
+// (at most 480,000 in all, and 240 s a run with Standard Webhooks bodies: scripts/lib/bench-body.ts);
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
 // BENCH_BASELINE=<other checkout with node_modules> adds that checkout's receiver to every round
 // (started by its own serve mode, over the same Redis), for a before/after in one run.

@@ -87,7 +87,13 @@ describe('npm run bench:receiver, in a small mode', () => {
       try {
         const { child } = await startScript(
           'scripts/bench-receiver.ts',
-          cleanEnv({ TMPDIR: scratch, BENCH_DURATION: '30', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '10' }),
+          cleanEnv({
+            TMPDIR: scratch,
+            BENCH_DURATION: '30',
+            BENCH_BODIES_PER_SECOND: '2000',
+            BENCH_ROUNDS: '1',
+            BENCH_CONNECTIONS: '10',
+          }),
           /^\[bench\] 1 rounds/m,
           50_000,
         );
