@@ -168,15 +168,6 @@ async function tellWritten(
       await context.onWritten(batch);
 }
 
-/**
- * The activities as PostgreSQL can store them: text and jsonb cannot hold U+0000, so an activity
- * carrying one (a name, a feed) has each replaced by U+FFFD instead of failing its job on every
- * retry. Checked on the JSON text first: nearly every activity has none.
- */
-function storable(activities: readonly Activity[]): readonly Activity[] {
-  return JSON.stringify(activities).includes('\\u0000') ? storableJson(activities) : activities;
-}
-
 /** Each action once (a job may carry one twice), in a stable order. */
 function distinctActions(activities: readonly Activity[]): Activity[] {
   const seen = new Map<string, Activity>();
@@ -549,7 +540,9 @@ export function createPostgresWrites(
   return {
     async applyPersonal(activities, context) {
       if (activities.length === 0) return;
-      const personal = storable(activities.filter((activity) => activity.audience.kind === 'user'));
+      // Text and jsonb hold neither U+0000 nor a lone surrogate: replaced by U+FFFD (the same
+      // objects back when none has any) instead of failing the job on every retry.
+      const personal = storableJson(activities.filter((activity) => activity.audience.kind === 'user'));
       if (personal.length === 0) return;
       for (let start = 0; start < personal.length; start += PERSONAL_ACTIVITIES_PER_WRITE) {
         const part = personal.slice(start, start + PERSONAL_ACTIVITIES_PER_WRITE);
@@ -568,7 +561,7 @@ export function createPostgresWrites(
       // A post its removal came before is a no-op: not kept for a late join either. Nor left kept
       // by an earlier try of this job that kept it, then failed before the check at the end below
       // (a deletion committed in between found no action of the post to void).
-      const given = storable(posts);
+      const given = storableJson(posts);
       const live = await withoutVoided(pool, given);
       await removeKept(
         communityId,

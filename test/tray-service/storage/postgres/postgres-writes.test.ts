@@ -209,6 +209,13 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect((await tray.record('u-ana', 'post', 'c-hike'))?.feed.name).to.equal('Hiking\uFFFD');
     });
 
+    // The port keeps the storable rule for any caller, not only the worker that cleans deliveries.
+    it('stores an activity holding a lone surrogate, which jsonb refuses, with U+FFFD in its place', async () => {
+      const cut = comment('p-1', 'u-cid', 1);
+      await personal([{ ...cut, actor: { ...cut.actor, name: 'Cid \ud83d' } }]);
+      expect((await tray.record('u-ana', 'comment', 'p-1'))?.actors[0]?.name).to.equal('Cid \uFFFD');
+    });
+
     it('keys ids containing the separator apart (escaped record keys)', async () => {
       await personal([comment('p_1', 'u-cid', 1, 'u_x')]);
       await personal([comment('p', 'u-dee', 1, '1_u_x')]);
