@@ -389,3 +389,34 @@ conformanceCase(
     expect(keysOf(await storage.records.pageNumber(ben, 1, 10, NOW + 3, []))).to.deep.equal([]);
   },
 );
+
+// The port keeps the storable rule itself: PostgreSQL's text and jsonb hold neither U+0000 nor a
+// lone surrogate, FerretDB stores on PostgreSQL, and UTF-8 cannot carry a lone surrogate at all.
+conformanceCase(
+  'writes: a name holding U+0000 or a lone surrogate is stored with U+FFFD in its place, on every write',
+  async (context) => {
+    const { storage, id, write } = context;
+    const ana = id('u-ana');
+    const post = { postId: id('p-1'), owner: ana };
+    await storage.writes.applyPersonal(
+      [aComment(id('u-ben'), post, { id: id('cm-1'), at: at(1), name: 'B\u0000en \ud83d' })],
+      write(NOW),
+    );
+    const record = await onlyRecord(context, ana);
+    expect(record.actors.map((actor) => actor.name)).to.deep.equal(['B\uFFFDen \uFFFD']);
+    // And a community's post, fanned out to its members.
+    const communityId = id('c-hike');
+    const cid = id('u-cid');
+    await storage.writes.applyMemberships(
+      [{ communityId, userId: cid, active: true, at: at(0) }],
+      write(NOW),
+    );
+    await storage.writes.fanOutPosts(
+      communityId,
+      [aPost(id('u-dee'), { id: id('p-1'), at: at(2), communityId, name: 'D\u0000ee \udc00' })],
+      write(NOW),
+    );
+    const posted = await onlyRecord(context, cid);
+    expect(posted.actors.map((actor) => actor.name)).to.deep.equal(['D\uFFFDee \uFFFD']);
+  },
+);

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
+import { storableJson } from '../../../domain/storable-json.ts';
 import type { TrayWritesPort, WriteContext } from '../../port.ts';
 import { writeClock } from '../../write-clock.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
@@ -38,9 +39,12 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
     ...(context.onRemoved ? { onRemoved: context.onRemoved } : {}),
   });
   return {
-    applyPersonal: (activities, context) => applyPersonalActivities(db, activities, applyOptions(context)),
+    // U+0000 and lone surrogates become U+FFFD (storableJson), as on PostgreSQL: FerretDB refuses
+    // them on its PostgreSQL, and the driver's UTF-8 would replace a lone surrogate unasked.
+    applyPersonal: (activities, context) =>
+      applyPersonalActivities(db, storableJson(activities), applyOptions(context)),
     fanOutPosts: (communityId, posts, context) =>
-      fanOutCommunityPosts(db, communityId, posts, applyOptions(context)),
+      fanOutCommunityPosts(db, communityId, storableJson(posts), applyOptions(context)),
     applyMemberships: (changes, context) => applyMemberships(db, changes, applyOptions(context)),
     async applyRemovals(removals, context) {
       await applyRemovals(db, removals, {
