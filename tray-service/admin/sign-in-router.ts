@@ -111,10 +111,11 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
       return refuse();
     }
     try {
-      // The browser's earlier session ends: a cookie it no longer holds must not stay valid.
+      const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
+      // The browser's earlier session ends: a cookie it no longer holds must not stay valid. Only
+      // once the new one is open: a sign-in that fails leaves the browser signed in as it was.
       for (const previous of readCookies(req.get('cookie'), ADMIN_SESSION_COOKIE))
         await deps.sessions.close(previous);
-      const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
       res.cookie(ADMIN_SESSION_COOKIE, id, {
         ...sessionCookieOptions(req, mountPath, deps.behindTls),
         maxAge: maxAgeMs,

@@ -182,6 +182,24 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       await request(app).get('/admin/events').set('Cookie', after).expect(200);
       await request(app).get('/admin/events').set('Cookie', before.cookie).expect(401);
     });
+    // The earlier session was closed before the new one opened: a sign-in that then failed (a
+    // token at its last second, Redis a moment away) left the browser signed out in every tab.
+    it('keeps the session the browser had when the new one cannot open', async () => {
+      const before = await signIn();
+      const late = adminApp(suite.storage, { clock: () => Date.now() + 120_000 });
+      try {
+        const token = await adminJwt('ops-late-again', '1m');
+        await request(late.app)
+          .post('/admin/login')
+          .set('Cookie', before.cookie)
+          .type('form')
+          .send({ token })
+          .expect(401);
+      } finally {
+        late.close();
+      }
+      await request(app).get('/admin/events').set('Cookie', before.cookie).expect(200);
+    });
     it('answers a wrong credential with the form again (401) and no cookie', async () => {
       const res = await request(app).post('/admin/login').type('form').send({ token: 'nope' }).expect(401);
       expect(res.headers['set-cookie']).to.equal(undefined);
