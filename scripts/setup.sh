@@ -105,7 +105,20 @@ ferretdb_ok() {
   [[ "$out" == *"version: ${FERRETDB_VERSION}"* ]]
 }
 if [ "$WITH_FERRETDB" = 1 ] && ! ferretdb_ok; then
-  command -v go >/dev/null 2>&1 || { say "Go is required to build FerretDB (install golang)"; exit 1; }
+  # A binary of the user's own is theirs: checked, never built over.
+  if [ -n "${FERRETDB_BIN:-}" ]; then
+    say "FERRETDB_BIN=$FERRETDB_BIN is not FerretDB ${FERRETDB_VERSION} (the tests' server): unset it to have it built, or point it at ${FERRETDB_VERSION}"
+    exit 1
+  fi
+  command -v go >/dev/null 2>&1 || { say "Go 1.21 or newer is required to build FerretDB (https://go.dev/dl/; Debian 12's golang is 1.19)"; exit 1; }
+  # FerretDB's go.mod names a toolchain (go 1.24): Go 1.21 and newer fetch it through the module
+  # proxy; older ones fail with "unknown directive: toolchain", naming no version.
+  go_version="$(go env GOVERSION)"
+  go_minor="$(sed -nE 's/^go1\.([0-9]+).*/\1/p' <<<"$go_version")"
+  if [ -z "$go_minor" ] || [ "$go_minor" -lt 21 ]; then
+    say "Go 1.21 or newer is required to build FerretDB; $(command -v go) is ${go_version} (https://go.dev/dl/)"
+    exit 1
+  fi
   say "building FerretDB ${FERRETDB_VERSION} (first run only, a few minutes)"
   # Not `go install ...@version`: the module as published lacks build/version/version.txt, so the
   # binary `go install` makes panics at start-up, and some proxies refuse its version-list lookup.

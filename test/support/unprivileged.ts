@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { repoRoot } from './run-script.ts';
 
 /**
  * Root is not bound by file modes: a read-only folder, or one it does not own, stops nothing it
@@ -15,10 +17,32 @@ export const unprivilegedIds = isRoot
   ? { uid: 65534, gid: 65534 }
   : { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1 };
 
+let reachable = false;
+/**
+ * Under root, whether nobody can reach Node and the repository at all: a checkout in /root (mode
+ * 0700) or made under umask 077 failed these tests with permission errors naming no cause.
+ */
+function assertReachable(ids: { uid: number; gid: number }): void {
+  if (reachable) return;
+  const drop = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--clear-groups'];
+  const repository = join(repoRoot, 'package.json');
+  try {
+    execFileSync('setpriv', [...drop, 'test', '-x', process.execPath, '-a', '-r', repository]);
+  } catch {
+    throw new Error(
+      `some tests run their subject as nobody (uid ${ids.uid}), who cannot reach ${process.execPath} or ` +
+        `${repository}: clone the repository where every user may pass (not under /root), or let them ` +
+        `(chmod o+x each folder above it, and o+rX within it)`,
+    );
+  }
+  reachable = true;
+}
+
 /** `command args` as the unprivileged user: the command and arguments to spawn. */
 export function unprivileged(command: string, args: readonly string[]): { command: string; args: string[] } {
   if (!isRoot) return { command, args: [...args] };
   const ids = unprivilegedIds;
+  assertReachable(ids);
   return {
     command: 'setpriv',
     args: [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--clear-groups', command, ...args],
