@@ -26,6 +26,8 @@ export function createRedisReplayProgress(redis: RedisClient, prefix: string): R
         if (typeof filter[field] === 'string') filter[field] = date(filter[field]);
       return {
         ...(stored as unknown as ReplayProgress),
+        // Saved by a release that had no such count.
+        expired: typeof stored.expired === 'number' ? stored.expired : 0,
         filter: filter as ReplayProgress['filter'],
         startedAt: date(stored.startedAt) ?? new Date(0),
         updatedAt: date(stored.updatedAt) ?? new Date(0),

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { jsonBody } from '../http/require-json.ts';
 import { createConcurrencySlots } from './concurrency-slots.ts';
-import type { ReplayProgress, Replays } from '../use-cases/replay-events.ts';
+import { REPLAY_EXPIRY_MARGIN_MS, type ReplayProgress, type Replays } from '../use-cases/replay-events.ts';
 import { nothing } from './api-schema/admin-inputs.ts';
 import type { ReplayedBody, ReplayProgressBody, ReplayStartedBody } from './api-schema/console-outputs.ts';
 import { parseEventsFilter } from './parse-events-filter.ts';
@@ -34,6 +34,7 @@ function progressView(progress: ReplayProgress): ReplayProgressBody {
     total: progress.total,
     done: progress.done,
     failed: progress.failed,
+    expired: progress.expired,
     filter: {
       ...filter,
       ...(since === undefined ? {} : { since: iso(since) }),
@@ -103,6 +104,11 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
       release();
     }
     if (!replayed) throw new AppError('NOT_FOUND', 'no stored event with this key');
+    if (replayed === 'expiring')
+      throw new AppError(
+        'GONE',
+        `this event expires within ${REPLAY_EXPIRY_MARGIN_MS / 60_000} minutes: it is not replayed (stored again, it would count as a new event)`,
+      );
     res.json({ key: replayed.key, replayed: true, status: replayed.status } satisfies ReplayedBody);
   });
 

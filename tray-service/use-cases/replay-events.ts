@@ -21,6 +21,8 @@ export interface ReplayProgress {
   done: number;
   /** Events whose replay threw (each is also logged by the caller's logger). */
   failed: number;
+  /** Events left alone as they were about to expire (expiringSoon). */
+  expired: number;
   startedAt: Date;
   /** Last progress written (at least every HEARTBEAT_MS while running). */
   updatedAt: Date;
@@ -61,6 +63,17 @@ export const deliveryOf = (event: StoredEvent): JobDelivery => ({
   data: event.data,
 });
 
+/**
+ * How close to its expiry a stored event is no longer replayed. Stored by a replay once expired (its
+ * page read a moment before), it would be taken for a new event: kept a whole retention from then,
+ * and counted, moderated and announced again as new. Far longer than one event's replay takes.
+ */
+export const REPLAY_EXPIRY_MARGIN_MS = 5 * 60_000;
+
+/** Whether `event` expires too soon to replay, by the apply path's clock (the one its store reads). */
+const expiringSoon = (event: StoredEvent, apply: ApplyJobDeps) =>
+  event.expiresAt.getTime() <= (apply.now ?? Date.now)() + REPLAY_EXPIRY_MARGIN_MS;
+
 /** Progress is written at most this often as events finish (and at the end). */
 const SAVE_EVERY_MS = 500;
 /** A running replay writes its progress at least this often, so a stopped one can be told. */
@@ -96,14 +109,16 @@ export function createReplays(deps: ReplayDeps) {
       // Events stored after the count with an earlier receivedAt (a queue's backlog) join the
       // stream: the replay still ends at maxEvents, and its total grows with what it read.
       for await (const event of firstOf(deps.events.stream(progress.filter), deps.maxEvents)) {
-        try {
-          await applyJob(deliveryOf(event), deps.apply);
-          progress.done += 1;
-        } catch (error) {
-          progress.failed += 1;
-          deps.onError?.(error, event);
-        }
-        progress.total = Math.max(progress.total, progress.done + progress.failed);
+        if (expiringSoon(event, deps.apply)) progress.expired += 1;
+        else
+          try {
+            await applyJob(deliveryOf(event), deps.apply);
+            progress.done += 1;
+          } catch (error) {
+            progress.failed += 1;
+            deps.onError?.(error, event);
+          }
+        progress.total = Math.max(progress.total, progress.done + progress.failed + progress.expired);
         if (clock() - saved >= SAVE_EVERY_MS) {
           progress.updatedAt = new Date((saved = clock()));
           // A save that fails (Redis out for a moment) costs one report, not the replay: the
@@ -143,10 +158,14 @@ export function createReplays(deps: ReplayDeps) {
   }
 
   return {
-    /** Replays one event; undefined when no unexpired event has this key. */
-    async one(key: string): Promise<StoredEvent | undefined> {
+    /**
+     * Replays one event; undefined when no unexpired event has this key, 'expiring' when it expires
+     * within REPLAY_EXPIRY_MARGIN_MS (left as it is).
+     */
+    async one(key: string): Promise<StoredEvent | undefined | 'expiring'> {
       const event = await deps.events.get(key);
       if (!event) return undefined;
+      if (expiringSoon(event, deps.apply)) return 'expiring';
       return (await applyJob(deliveryOf(event), deps.apply)).event;
     },
 
@@ -176,6 +195,7 @@ export function createReplays(deps: ReplayDeps) {
           total,
           done: 0,
           failed: 0,
+          expired: 0,
           startedAt: now,
           updatedAt: now,
         };

@@ -16,6 +16,7 @@ describe('replay progress in Redis (createRedisReplayProgress)', function () {
     total: 3,
     done: 1,
     failed: 0,
+    expired: 0,
     startedAt: new Date('2026-11-20T10:00:00Z'),
     updatedAt: new Date('2026-11-20T10:00:05Z'),
   });

@@ -266,6 +266,56 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
     });
   });
 
+  // A replay read its page while an event was still kept and stored it after it had expired: the
+  // store took it for a new event, kept it another whole retention from then, and counted,
+  // moderated and announced it again as new. An event that close to its end is left alone.
+  describe('an event about to expire', () => {
+    const DAY = 86_400_000;
+    const ahead = 10 * 60_000;
+    let late: ReturnType<typeof adminApp>;
+    let key: string;
+    let first: { storedAt: number; expiresAt: number };
+    before(async () => {
+      // The apply path's clock 10 minutes ahead: the event, 2 minutes from its end, has expired there.
+      late = adminApp(worker.storage, { apply: { now: () => Date.now() + ahead } });
+      const now = Date.now();
+      const stored = await worker.storage.events.store(
+        {
+          key: 'about-to-expire',
+          event: 'follow.didCreate',
+          data: { follow: { followerId: 'u-ana', followeeId: 'u-ben' } },
+          webhook: 'main',
+          receivedAt: new Date(now - DAY + 2 * 60_000),
+        },
+        { status: 'stored' },
+        { retentionDays: 1, now: new Date(now) },
+      );
+      key = stored.key;
+      first = { storedAt: stored.storedAt.getTime(), expiresAt: stored.expiresAt.getTime() };
+    });
+    after(() => late.close());
+    const asStored = async () => {
+      const event = await worker.storage.events.get(key);
+      return event && { storedAt: event.storedAt.getTime(), expiresAt: event.expiresAt.getTime() };
+    };
+
+    it('is not replayed alone: 410 naming why, and it stays as stored', async () => {
+      const res = await request(late.app).post(`/admin/events/${key}/replay`).set(admin).expect(410);
+      expect(res.body.message).to.match(/expires/);
+      expect(await asStored()).to.deep.equal(first);
+    });
+    it('is counted as expired by a replay of a filter, and stays as stored', async () => {
+      const res = await request(late.app)
+        .post('/admin/events/replay')
+        .set(admin)
+        .send({ event: 'follow.didCreate' })
+        .expect(202);
+      const done = await waitDoneOn(late.app, res.body.id);
+      expect(done).to.include({ state: 'done', total: 1, done: 0, failed: 0, expired: 1 });
+      expect(await asStored()).to.deep.equal(first);
+    });
+  });
+
   describe('with the session cookie', () => {
     let cookie: string;
     let csrfToken: string;

@@ -75,6 +75,7 @@ describe('use-cases/replay-events: a replay whose process stopped', () => {
       total: 5,
       done: 2,
       failed: 0,
+      expired: 0,
       startedAt: updatedAt,
       updatedAt,
     };
@@ -101,7 +102,7 @@ function storedEvents(count: number, extra = 0): ReplayDeps['events'] {
     webhook: 'default',
     receivedAt: at,
     storedAt: at,
-    expiresAt: new Date(at.getTime() + 86_400_000),
+    expiresAt: new Date(Date.now() + 86_400_000),
     status: 'applied',
   }));
   return {

@@ -96,6 +96,11 @@ export const replayProgress = z.strictObject({
   total: z.number().int().min(0),
   done: z.number().int().min(0),
   failed: z.number().int().min(0),
+  expired: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: 'Events left alone: within 5 minutes of their expiry' }),
   filter: replayFilter,
   startedAt: isoDateTime,
   updatedAt: isoDateTime,

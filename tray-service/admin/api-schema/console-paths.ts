@@ -106,6 +106,9 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
         responses: {
           200: ok(s.replayed, 'Replayed'),
           404: noEvent,
+          410: errorResponse(
+            'The event expires within 5 minutes: left as it is (stored again, it would count as new)',
+          ),
           413: bodyTooLarge,
           415: errorResponse('A body that is not JSON'),
           ...adminErrors,

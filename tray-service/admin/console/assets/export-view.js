@@ -25,13 +25,16 @@ export function createExportView({ currentFilter }) {
     for (;;) {
       const replay = await getJson(`/replays/${encodeURIComponent(id)}`);
       bar.max = Math.max(replay.total, 1);
-      bar.value = replay.done + replay.failed;
+      const read = replay.done + replay.failed + replay.expired;
+      bar.value = read;
+      // Events within minutes of their expiry are left alone (stored again, they would count as new).
+      const expired = replay.expired > 0 ? `, ${replay.expired} left alone as about to expire` : '';
       status.textContent =
         replay.state === 'running'
-          ? `Replaying: ${replay.done + replay.failed} of ${replay.total}…`
+          ? `Replaying: ${read} of ${replay.total}…`
           : replay.state === 'lost'
             ? `Replay lost: its process stopped after ${replay.done} of ${replay.total}. Start it again; a replay changes nothing twice.`
-            : `Replay ${replay.state}: ${replay.done} of ${replay.total} replayed, ${replay.failed} failed.`;
+            : `Replay ${replay.state}: ${replay.done} of ${replay.total} replayed, ${replay.failed} failed${expired}.`;
       progress.dataset.state = replay.state;
       if (replay.state !== 'running') return;
       await sleep(POLL_MS);
