@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import { finished, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { withFirstRead } from '../../shared/async/with-first-read.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
@@ -169,14 +170,22 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   router.get('/events/export', async (req, res) => {
     const { format, filter, after } = await admitExport(req.query, res);
     const csv = format === 'csv';
-    res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
-    res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);
+    const setHeaders = () => {
+      res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
+      res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);
+    };
     // HEAD (Express routes it here): the headers and nothing read. Node drops a HEAD's body writes
     // and reports each as taken, so the pipeline would read every row, holding a slot, for nothing.
     if (req.method === 'HEAD') {
+      setHeaders();
       res.end();
       return;
     }
+    // The first page is read before anything is sent: a storage failing there is answered as any
+    // request's (503 and the error), where a response already begun could only be cut short.
+    const events = withFirstRead(deps.events.export(filter, deps.exportMaxRows, after));
+    await events.first;
+    setHeaders();
     // Express, the slot, the stalled-reader check, the credential watch and the pipeline's stages
     // each listen for the response's 'close': past Node's default of 10, a warning per export.
     res.setMaxListeners(20);
@@ -198,7 +207,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       // pipeline propagates backpressure to storage's pages, and ends the iteration (storage
       // reads no further page) when the client goes away.
       await pipeline(
-        Readable.from(deps.events.export(filter, deps.exportMaxRows, after)),
+        Readable.from(events.all),
         csv
           ? csvStream(after ? undefined : CSV_COLUMNS, (event: StoredEvent) => csvCells(view(event)))
           : ndjsonStream(view),

@@ -1,4 +1,5 @@
 import type { EventsPort } from '../../../tray-service/storage/port.ts';
+import { StorageBusyError } from '../../../tray-service/storage/storage-busy-error.ts';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import { connect, type AddressInfo } from 'node:net';
@@ -500,6 +501,28 @@ describe('admin events API', () => {
       } finally {
         letGo();
         capped.close();
+      }
+    });
+
+    // The status and headers went before the first read: a storage failing there (after the
+    // count passed) cut the response with no status and no error to show.
+    it('answers a storage failure of its first read with 503 and the error, not a cut download', async () => {
+      const failing = eventsWith(suite.storage.events, {
+        stream: () => ({
+          [Symbol.asyncIterator]: () => ({
+            next: async () => {
+              throw new StorageBusyError('the database kept this read waiting');
+            },
+          }),
+        }),
+      });
+      const broken = adminApp(suite.storage, { deps: { events: failing } });
+      try {
+        const res = await request(broken.app).get('/admin/events/export').set(admin).expect(503);
+        expect(res.body.code).to.equal(503000);
+        expect(res.headers['content-disposition']).to.equal(undefined);
+      } finally {
+        broken.close();
       }
     });
 
