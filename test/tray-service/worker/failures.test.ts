@@ -554,6 +554,51 @@ describe('tray worker closing while a job waits out a database that says "not no
   });
 });
 
+/**
+ * A worker on `prefix` holding two jobs: one parked on a real statement timeout ("not now") and
+ * one whose store takes `slowMs`, each seen running once before this resolves.
+ */
+async function parkedBesideSlow(
+  storage: TrayStorage,
+  databaseUrl: string,
+  prefix: string,
+  slowMs: number,
+  more: Parameters<typeof quietWorker>[2] = {},
+) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const failure = await statementTimeout(client).then(
+    () => undefined,
+    (error: unknown) => error as Error,
+  );
+  await client.end();
+  expect((failure as { code?: string } | undefined)?.code).to.equal('57014');
+  const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+  const parked = jobDataOf(commentEvent({ commentId: `cm-parked-${prefix}` }));
+  const slow = jobDataOf(commentEvent({ commentId: `cm-slow-${prefix}` }));
+  const stores = { parked: 0, slow: 0 };
+  const events = withMethod(storage.events, 'store', (store) => async (...args) => {
+    if (args[0].key === parked.dedupeKey) {
+      stores.parked += 1;
+      throw failure!;
+    }
+    if (args[0].key === slow.dedupeKey) {
+      stores.slow += 1;
+      await sleep(slowMs);
+    }
+    return store(...args);
+  });
+  const worker = await quietWorker(
+    queue,
+    { ...storage, events, ping: () => storage.ping() },
+    { storageBusyFirstWaitMs: 10_000, concurrency: 4, ...more },
+  );
+  const parkedJob = await queue.add(parked, { ...webhookJobOptions, attempts: 3 });
+  const slowJob = await queue.add(slow, { ...webhookJobOptions, attempts: 3 });
+  await waitFor(() => stores.parked === 1 && stores.slow === 1, 10_000, 'both jobs’ first runs');
+  return { worker, stores, parkedJob, slowJob, slowKey: slow.dedupeKey };
+}
+
 // The same shutdown with a healthy job running beside the parked one: the parked job's wait ended
 // the close by disconnecting the queue at once, and the healthy job, its store done a moment
 // later, could not say it completed: it ran again after the restart.
@@ -561,12 +606,7 @@ describe('tray worker closing while one job waits out "not now" and another is s
   const prefix = useQueuePrefix();
   const suite = useTrayStorage('postgres');
   const shared = usePostgres();
-  const busyKey = jobDataOf(commentEvent({ commentId: 'cm-parked-beside' })).dedupeKey;
-  const slowKey = jobDataOf(commentEvent({ commentId: 'cm-healthy-beside' })).dedupeKey;
   let worker: RunningWorker | undefined;
-  let queue: BullQueue<WebhookJobData> | undefined;
-  let slowStores = 0;
-  let busyStores = 0;
   // The worker's close closes the queue it was given.
   after(async function () {
     this.timeout(30_000);
@@ -575,53 +615,20 @@ describe('tray worker closing while one job waits out "not now" and another is s
 
   it('waits for the running job to complete, then leaves the parked one active', async function () {
     this.timeout(30_000);
-    const client = new pg.Client({ connectionString: shared.url });
-    await client.connect();
-    const failure = await statementTimeout(client).then(
-      () => undefined,
-      (error: unknown) => error as Error,
-    );
-    await client.end();
-    expect((failure as { code?: string } | undefined)?.code).to.equal('57014');
-    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    const { storage } = suite;
-    const events = withMethod(storage.events, 'store', (store) => async (...args) => {
-      if (args[0].key === busyKey) {
-        busyStores += 1;
-        throw failure!;
-      }
-      if (args[0].key === slowKey) {
-        slowStores += 1;
-        await sleep(1_500);
-      }
-      return store(...args);
-    });
-    worker = await quietWorker(
-      queue,
-      { ...storage, events, ping: () => storage.ping() },
-      { storageBusyFirstWaitMs: 10_000, concurrency: 4 },
-    );
-    const busy = await queue.add(jobDataOf(commentEvent({ commentId: 'cm-parked-beside' })), {
-      ...webhookJobOptions,
-      attempts: 3,
-    });
-    const slow = await queue.add(jobDataOf(commentEvent({ commentId: 'cm-healthy-beside' })), {
-      ...webhookJobOptions,
-      attempts: 3,
-    });
-    await waitFor(() => busyStores === 1 && slowStores === 1, 10_000, 'both jobs’ first runs');
+    const held = await parkedBesideSlow(suite.storage, shared.url, prefix, 1_500);
+    worker = held.worker;
     const started = performance.now();
     await worker.close();
     worker = undefined;
     expect(performance.now() - started).to.be.below(5_000);
     const probe = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     try {
-      expect(await (await probe.getJob(slow.id))?.getState()).to.equal('completed');
+      expect(await (await probe.getJob(held.slowJob.id))?.getState()).to.equal('completed');
     } finally {
       await probe.close();
     }
-    await expectLeftActive(prefix, busy.id);
-    expect(busyStores).to.equal(1);
+    await expectLeftActive(prefix, held.parkedJob.id);
+    expect(held.stores.parked).to.equal(1);
   });
 });
 
@@ -632,11 +639,7 @@ describe('tray worker closing while one job waits out "not now" and another writ
   const prefix = useQueuePrefix();
   const suite = useTrayStorage('postgres');
   const shared = usePostgres();
-  const busyKey = jobDataOf(commentEvent({ commentId: 'cm-parked-long' })).dedupeKey;
-  const slowKey = jobDataOf(commentEvent({ commentId: 'cm-writing-long' })).dedupeKey;
   let worker: RunningWorker | undefined;
-  let slowStores = 0;
-  let busyStores = 0;
   after(async function () {
     this.timeout(30_000);
     await worker?.close();
@@ -644,42 +647,14 @@ describe('tray worker closing while one job waits out "not now" and another writ
 
   it('resolves close() only once the writing job has finished and announced what it stored', async function () {
     this.timeout(30_000);
-    const client = new pg.Client({ connectionString: shared.url });
-    await client.connect();
-    const failure = await statementTimeout(client).then(
-      () => undefined,
-      (error: unknown) => error as Error,
-    );
-    await client.end();
-    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    const { storage } = suite;
-    const events = withMethod(storage.events, 'store', (store) => async (...args) => {
-      if (args[0].key === busyKey) {
-        busyStores += 1;
-        throw failure!;
-      }
-      if (args[0].key === slowKey) {
-        slowStores += 1;
-        await sleep(6_500);
-      }
-      return store(...args);
-    });
     const announced: string[] = [];
-    worker = await quietWorker(
-      queue,
-      { ...storage, events, ping: () => storage.ping() },
-      {
-        storageBusyFirstWaitMs: 10_000,
-        concurrency: 4,
-        announce: async (event) => void announced.push(event.key),
-      },
-    );
-    await queue.add(jobDataOf(commentEvent({ commentId: 'cm-parked-long' })), webhookJobOptions);
-    await queue.add(jobDataOf(commentEvent({ commentId: 'cm-writing-long' })), webhookJobOptions);
-    await waitFor(() => busyStores === 1 && slowStores === 1, 10_000, 'both jobs’ first runs');
+    const held = await parkedBesideSlow(suite.storage, shared.url, prefix, 6_500, {
+      announce: async (event) => void announced.push(event.key),
+    });
+    worker = held.worker;
     await worker.close();
     worker = undefined;
-    expect(announced).to.deep.equal([slowKey]);
+    expect(announced).to.deep.equal([held.slowKey]);
   });
 });
 
