@@ -180,6 +180,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           'the published ban list went back to an older version; publishing it again',
         );
       if (published.version !== undefined) watch.observe(published.version);
+      watch.published(changed);
       if (published.setLost || published.wentBack) republisher.request();
     },
     scheduleFanOut,
