@@ -10,6 +10,11 @@ export interface PurgeOutcome {
 export interface PurgeStep {
   table: string;
   purge: () => Promise<number>;
+  /**
+   * Earlier steps whose outcome this one reads (the tombstones read the kept actions' expiry as
+   * their step leaves it): when one failed, this step waits for the next run, named as a failure.
+   */
+  needs?: readonly string[];
 }
 
 /**
@@ -20,7 +25,15 @@ export interface PurgeStep {
  */
 export async function purgeEach(steps: readonly PurgeStep[], counted: string): Promise<PurgeOutcome> {
   const outcome: PurgeOutcome = { purged: 0, failures: [] };
-  for (const { table, purge } of steps) {
+  for (const { table, purge, needs = [] } of steps) {
+    const missing = needs.filter((needed) => outcome.failures.some((failure) => failure.table === needed));
+    if (missing.length > 0) {
+      const error = new Error(
+        `not purged this time: it needs ${missing.join(', ')} purged first, which failed`,
+      );
+      outcome.failures.push({ table, error });
+      continue;
+    }
     try {
       const purged = await purge();
       if (table === counted) outcome.purged = purged;

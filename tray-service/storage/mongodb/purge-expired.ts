@@ -62,7 +62,13 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
           return 0;
         },
       },
-      { table: TRAY_REMOVALS, purge: () => purgeKeptTombstones(db, now) },
+      // After the kept actions, whose expiry their step moves out to their group's: after that
+      // failed, a tombstone could go while its group still lives.
+      {
+        table: TRAY_REMOVALS,
+        needs: [TRAY_TARGET_ACTORS, TRAY_TARGET_ACTIONS],
+        purge: () => purgeKeptTombstones(db, now),
+      },
       ...[
         TRAY_RECORD_CLAIMS,
         TRAY_WRITE_LOCKS,

@@ -31,6 +31,9 @@ export const PURGE_GRACE_MS = 3_600_000;
  * (purge-kept-in-batches.ts). Records and kept actions go first: what they kept alive is judged
  * without them.
  */
+/** What keptByThread reads of the kept actions: their steps must have run first (purgeEach `needs`). */
+const READ_BY_TOMBSTONES = ['tray_target_actors', 'tray_group_actions'];
+
 const EXPIRING: readonly (ExpiringTable | KeptTable)[] = [
   { table: 'tray_records', key: 'user_id, key' },
   keptByGroup('tray_target_actors', 'x.target_id', 'x.verb'),
@@ -63,6 +66,9 @@ export async function purgeExpiredRecords(
   return purgeEach(
     EXPIRING.map((expiring) => ({
       table: expiring.table,
+      // A tombstone is kept until its thread's kept actions expire, which their steps move out to
+      // their group's expiry: after one of those failed, it could go while its group still lives.
+      ...(expiring.table === 'tray_removals' ? { needs: READ_BY_TOMBSTONES } : {}),
       purge: () =>
         'keptUntil' in expiring
           ? purgeKeptInBatches(pool, expiring, at, batch)
