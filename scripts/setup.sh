@@ -119,6 +119,12 @@ if [ "$WITH_FERRETDB" = 1 ] && ! ferretdb_ok; then
     say "Go 1.21 or newer is required to build FerretDB; $(command -v go) is ${go_version} (https://go.dev/dl/)"
     exit 1
   fi
+  # Below 1.24 only by fetching go1.24 itself, which GOTOOLCHAIN=local forbids (some builds of Go
+  # set it in their go.env).
+  if [ "$go_minor" -lt 24 ] && [ "$(go env GOTOOLCHAIN)" = local ]; then
+    say "FerretDB needs Go 1.24; $(command -v go) is ${go_version} with GOTOOLCHAIN=local: install Go 1.24 or newer, or run with GOTOOLCHAIN=auto"
+    exit 1
+  fi
   say "building FerretDB ${FERRETDB_VERSION} (first run only, a few minutes)"
   # Not `go install ...@version`: the module as published lacks build/version/version.txt, so the
   # binary `go install` makes panics at start-up, and some proxies refuse its version-list lookup.

@@ -28,8 +28,10 @@ export async function openScratchPostgres(prefix: string, max = 4): Promise<Scra
   let created = false;
   let pool: pg.Pool | undefined;
   const close = stopOnSignal(async () => {
-    await pool?.end().catch(() => undefined);
+    // The drop first: FORCE ends the pool's sessions, where pool.end() would wait for a statement
+    // under way (a fan-out of minutes) and a second Ctrl-C, no longer caught, leave it all behind.
     if (created) await admin?.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    await pool?.end().catch(() => undefined);
     await admin?.end().catch(() => undefined);
     await server?.stop();
   }, dir);

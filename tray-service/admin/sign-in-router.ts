@@ -113,9 +113,15 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     try {
       const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
       // The browser's earlier session ends: a cookie it no longer holds must not stay valid. Only
-      // once the new one is open: a sign-in that fails leaves the browser signed in as it was.
-      for (const previous of readCookies(req.get('cookie'), ADMIN_SESSION_COOKIE))
-        await deps.sessions.close(previous);
+      // once the new one is open: a sign-in that fails leaves the browser signed in as it was, and
+      // no session it never got the cookie of.
+      try {
+        for (const previous of readCookies(req.get('cookie'), ADMIN_SESSION_COOKIE))
+          await deps.sessions.close(previous);
+      } catch (error) {
+        await deps.sessions.close(id).catch(() => undefined);
+        throw error;
+      }
       res.cookie(ADMIN_SESSION_COOKIE, id, {
         ...sessionCookieOptions(req, mountPath, deps.behindTls),
         maxAge: maxAgeMs,
