@@ -33,7 +33,7 @@ export const mutationModules: Record<string, MutationModule> = {
     ],
     spec: [
       'test/tray-service/storage/mongodb/grouping/apply-activity.test.ts',
-      'test/tray-service/worker/group-actors.test.ts',
+      'test/tray-service/domain/group-actors.test.ts',
     ],
   },
   paging: {
