@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { Activity } from '../../../domain/activity.ts';
+import { recordKey, type Activity } from '../../../domain/activity.ts';
 import { withDeletedActors } from '../../../domain/deleted-user.ts';
 import { memberFor } from '../../../domain/membership-intervals.ts';
 import { processedOf } from '../../../domain/kept-activity.ts';
@@ -9,6 +9,7 @@ import {
   type MemberSpans,
 } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
+import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { readRecordGroup } from '../grouping/read-record-group.ts';
 import { forgetDeletedUsers } from '../grouping/apply-profile-changes.ts';
 import { deletedAmong } from '../grouping/deleted-users.ts';
@@ -85,8 +86,7 @@ async function fanOutPosts(
   const { communityId } = post.audience;
   const group = recordGroup(post.verb, post.targetId);
   const readGroup = () => readRecordGroup(db, group);
-  // Independent reads, at once: the members, and their records (a second or two each at 10,000).
-  const [members, first] = await Promise.all([communityMembers(db, communityId), readGroup()]);
+  const members = await communityMembers(db, communityId);
   const recipients: { recipientId: string; received: Activity[] }[] = [];
   for (const [recipientId, spans] of members) {
     const received = posts.filter(
@@ -111,6 +111,13 @@ async function fanOutPosts(
     const batch = chunk
       .filter(({ recipientId }) => !deleted.has(recipientId))
       .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
+    // Each batch's records read as it starts, not the whole group before the first: a record a
+    // delete-all removed meanwhile was taken for one deleted after this call wrote it, and its
+    // member never got the post (PostgreSQL's statement per batch reads it afresh too).
+    const first = await readByIds(
+      db,
+      chunk.map(({ recipientId }) => recordKey(post.verb, post.targetId, recipientId)),
+    );
     const written = await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
     for (const userId of written.named) named.add(userId);
   }

@@ -146,6 +146,42 @@ describe('fanOutPosts on MongoDB: each batch stamped at its own time', function 
     expect(record?.unreadAt).to.equal(T0 + 20_000);
   });
 
+  // Every batch started from the group as read before the first: a record a delete-all removed
+  // meanwhile was taken for one deleted after this call wrote it, and its member never got the post,
+  // which PostgreSQL (each batch its own statement) gives as after any delete-all.
+  it('a member who deleted their tray while the fan-out ran, before their batch, gets the post', async () => {
+    const members = ['u-wipe-1', 'u-wipe-2'];
+    await storage!.writes.applyMemberships(
+      members.map((userId) => ({ communityId: 'c-wipe', userId, active: true, at: T0 - 60_000 })),
+      { now: T0 - 60_000, retentionDays: 90 },
+    );
+    await storage!.writes.fanOutPosts(
+      'c-wipe',
+      [aPost('u-author', { id: 'p-wipe-0', at: T0 - 30_000, communityId: 'c-wipe' })],
+      { now: T0 - 30_000, retentionDays: 90 },
+    );
+    const batches: string[][] = [];
+    await storage!.writes.fanOutPosts(
+      'c-wipe',
+      [aPost('u-author', { id: 'p-wipe-1', at: T0, communityId: 'c-wipe' })],
+      {
+        now: T0,
+        retentionDays: 90,
+        onWritten: async (records) => {
+          batches.push(records.map((record) => record.userId));
+          if (batches.length > 1) return;
+          const other = members.find((userId) => !records.some((record) => record.userId === userId))!;
+          expect(await storage!.records.deleteAll(other)).to.equal(1);
+        },
+      },
+    );
+    expect(batches).to.have.lengthOf(2);
+    for (const userId of members) {
+      const [record] = (await storage!.records.pageAfter(userId, undefined, 10, T0 + 30_000)).records;
+      expect(record?.lastActionId, userId).to.equal('p-wipe-1');
+    }
+  });
+
   it('without a clock (tests that pin the time), every batch takes the context’s time', async () => {
     const members = ['u-pinned-1', 'u-pinned-2'];
     await storage!.writes.applyMemberships(
