@@ -40,7 +40,8 @@ export interface StreamCursor {
    * `floor` itself: a state stamped up to SETTLE_MS before it may have landed after that read.
    */
   floor: number;
-  seen: Map<string, { version: number; changedAt: number }>;
+  /** `markOnly`: that state went out as a bare mark, the record itself not sent with it. */
+  seen: Map<string, { version: number; changedAt: number; markOnly?: true }>;
   /**
    * How far a catch-up got in its pages' order (changedAt, then key in code point order): every
    * state up to this one was delivered. `seen` holds 64 states at most, and a catch-up of more
@@ -142,12 +143,30 @@ export function hasDelivered(cursor: StreamCursor, recordId: string, changedAt: 
   );
 }
 
-/** Records one delivered state; the window follows the newest time delivered. */
-export function markSeen(cursor: StreamCursor, recordId: string, version: number, changedAt: number): void {
+/**
+ * Whether the newest state of this record the stream remembers sending went out as a bare mark: a
+ * mark of a record whose earlier state was outside the window, counted delivered, though that
+ * state's own announcement may have been lost. A resync making up for the loss sends the record.
+ */
+export function seenOnlyAsMark(cursor: StreamCursor, recordId: string): boolean {
+  return cursor.seen.get(recordHash(recordId))?.markOnly === true;
+}
+
+/**
+ * Records one delivered state; the window follows the newest time delivered. `markOnly`: it went
+ * out as a bare mark (seenOnlyAsMark); a later state sent as a record clears that.
+ */
+export function markSeen(
+  cursor: StreamCursor,
+  recordId: string,
+  version: number,
+  changedAt: number,
+  markOnly = false,
+): void {
   cursor.at = Math.max(cursor.at, changedAt);
   const hash = recordHash(recordId);
   cursor.seen.delete(hash); // re-inserted last: the map stays in delivery order
-  cursor.seen.set(hash, { version, changedAt });
+  cursor.seen.set(hash, markOnly ? { version, changedAt, markOnly } : { version, changedAt });
   for (const [key, entry] of cursor.seen) {
     if (inWindow(cursor, entry.changedAt) && cursor.seen.size <= MAX_SEEN) break;
     cursor.seen.delete(key);

@@ -22,7 +22,16 @@ import { shardOf } from './change-channels.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import type { LostChanges } from './lost-changes.ts';
 import type { RemovalLog } from './removal-log.ts';
-import { CLEARED_ID, copyCursor, hasSeen, mayOwe, passed, passThrough, QUIET_MS } from './stream-cursor.ts';
+import {
+  CLEARED_ID,
+  copyCursor,
+  hasSeen,
+  mayOwe,
+  passed,
+  passThrough,
+  QUIET_MS,
+  seenOnlyAsMark,
+} from './stream-cursor.ts';
 import { SETTLE_MS } from '../domain/settle-window.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { renewLeases } from './renew-leases.ts';
@@ -410,10 +419,14 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
                 if (record.changedAt > after || again.has(record.key)) session.record(record, true);
                 else if (
                   mayOwe(start, record.changedAt, from) &&
-                  !hasSeen(start, record.key, record.changedAt) &&
                   !passed(start, record.key, record.changedAt)
-                )
-                  session.record(record);
+                ) {
+                  if (!hasSeen(start, record.key, record.changedAt)) session.record(record);
+                  // A resync: a record sent since only as a bare mark (its earlier state taken as
+                  // delivered) may lack the very state whose announcement was lost.
+                  else if (Number.isFinite(from) && seenOnlyAsMark(start, record.key))
+                    session.record(record, true);
+                }
                 // Every state up to this one in the pages' order is delivered now: the next
                 // event's id says so.
                 passThrough(session.stream.cursor, record, settledBefore);

@@ -155,7 +155,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
         behind = true;
         continue;
       }
-      markSeen(cursor, record.key, record.changedAt, record.changedAt);
+      markSeen(cursor, record.key, record.changedAt, record.changedAt, true);
       ids.push(record.key);
     }
     return { ids, behind };

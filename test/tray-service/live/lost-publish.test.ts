@@ -4,6 +4,7 @@ import { createRedis, type RedisClient } from '../../../shared/redis/create-redi
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import { createLostChanges } from '../../../tray-service/live/lost-changes.ts';
+import { markRead } from '../../../tray-service/use-cases/mark-read.ts';
 import { encodeStreamCursor, freshCursor } from '../../../tray-service/live/stream-cursor.ts';
 import { SETTLE_MS } from '../../../tray-service/domain/settle-window.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
@@ -97,6 +98,26 @@ describe('a change whose publish failed', function () {
       .next((event) => shown([event]).includes('p-lost'), { timeoutMs: 5_000 })
       .catch(() => undefined);
     expect(shown(live.events)).to.include.members(['p-later', 'p-lost']);
+  });
+
+  // A bare mark of the lost record, from another device, came once the stream had moved past the
+  // record's own state: counted delivered with its mark, the resync that made up for the loss then
+  // skipped it, and the client kept the record without its new activity (or never got it at all).
+  it('reaches a stream that stayed open though another device marked it read before the resync', async () => {
+    const user = 'u-lost-marked';
+    const live = await loseOne(user);
+    await markRead(tray.worker.storage, tray.changes, {
+      userId: user,
+      verb: 'comment',
+      targetId: 'p-lost',
+      now: Date.now(),
+    });
+    await live.next((event) => event.event === 'read' || shown([event]).includes('p-lost'));
+    await redis.connect();
+    await live
+      .next((event) => shown([event]).includes('p-lost'), { timeoutMs: 5_000 })
+      .catch(() => undefined);
+    expect(shown(live.events)).to.include('p-lost');
   });
 
   // A new stream owed nothing from before it opened (its floor). A state is stamped before its
