@@ -179,26 +179,7 @@ export async function casUpdateRecords(
       if (before) updates.push({ before, next });
       else inserts.push({ ...next, version: firstVersion() });
     }
-    const won = await claimVersions(
-      db,
-      updates.map(({ before, next }) => ({
-        recordId: before._id,
-        version: next.version,
-        state: stateFingerprint(next),
-      })),
-      { takeoverMs: options.claimTakeoverMs ?? 60_000, owner: options.owner },
-    );
-    // Only what this call may have written: an insert that met a concurrent one's `_id`, or an
-    // update whose claim went to another writer, did not land and must never pass for ours.
-    for (const { before, next } of updates) {
-      if (!won.has(before._id)) continue;
-      attempted.set(before._id, next);
-      replaced.set(before._id, before.changedAt ?? 0);
-      expiredAt.set(before._id, before.expiresAt.getTime());
-    }
-    const held = updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id);
-    if (options.leaveHeld) left.push(...held);
-    const retry = new Set(options.leaveHeld ? [] : held);
+    const retry = new Set<string>();
     const inserted = await insertRecords(db, inserts);
     // Landed writes of a bulk that did not report them are counted when recognised.
     written += inserted.count + landed.length;
@@ -216,14 +197,40 @@ export async function casUpdateRecords(
       if (options.onWritten && records.length > 0) await options.onWritten(records, replaced);
     };
     await tell([...landed, ...inserts.filter((doc) => !lost.has(doc._id))]);
-    const wonUpdates = updates.filter(({ before }) => won.has(before._id));
-    for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
+    for (let start = 0; start < updates.length; start += UPDATES_PER_BULK) {
+      // Each bulk's versions claimed just before it is sent: claimed all at once, the later bulks'
+      // claims of a round of a whole group (tens of bulks, a minute and more on a loaded server)
+      // aged past the takeover while this call still wrote, and another writer took them over
+      // and wrote the same version: one change lost.
+      const part = updates.slice(start, start + UPDATES_PER_BULK);
+      const won = await claimVersions(
+        db,
+        part.map(({ before, next }) => ({
+          recordId: before._id,
+          version: next.version,
+          state: stateFingerprint(next),
+        })),
+        { takeoverMs: options.claimTakeoverMs ?? 60_000, owner: options.owner },
+      );
+      // Only what this call may have written: an insert that met a concurrent one's `_id`, or an
+      // update whose claim went to another writer, did not land and must never pass for ours.
+      for (const { before, next } of part) {
+        if (!won.has(before._id)) continue;
+        attempted.set(before._id, next);
+        replaced.set(before._id, before.changedAt ?? 0);
+        expiredAt.set(before._id, before.expiresAt.getTime());
+      }
+      const held = part.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id);
+      if (options.leaveHeld) left.push(...held);
+      else for (const key of held) retry.add(key);
       // Each bulk stamped when it is sent and told once it is stored: a round of a whole group
       // (a post deleted in a community of 100,000: a hundred bulks) stamped once would be told
       // past a live stream's settle window (domain/settle-window.ts). The claims leave the clock
       // out, and the next round recognises the state as written.
       const at = now();
-      const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK).map(({ before, next }) => {
+      const wonPart = part.filter(({ before }) => won.has(before._id));
+      if (wonPart.length === 0) continue;
+      const chunk = wonPart.map(({ before, next }) => {
         if (options.stampChangedAt === false) return { before, next };
         const stamped = { ...next, changedAt: nextChangedAt(before.changedAt, Math.max(at, changedAt)) };
         attempted.set(before._id, stamped);

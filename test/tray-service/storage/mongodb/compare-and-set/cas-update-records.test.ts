@@ -394,6 +394,43 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
   // clock once and told everything after the last bulk: the first bulks' records reached live
   // streams seconds past their stamp, beyond a stream's settle window (domain/settle-window.ts),
   // and a stream that delivered a later change meanwhile and reconnected never got them.
+  // The claims of a whole round were taken before its first bulk: on a loaded server, a round of
+  // tens of bulks outlasted the takeover (60 s), and another writer took over the later bulks'
+  // claims while this call still wrote them, and wrote the same version: one change lost.
+  it('claims each bulk’s versions just before it sends that bulk', async function () {
+    this.timeout(60_000);
+    const many = Array.from({ length: UPDATES_PER_BULK + 5 }, (_, n) =>
+      aTrayRecord({ userId: 'u-claims', targetId: `p-claim-${n}`, hasRead: false }),
+    );
+    await records().insertMany(many);
+    const slow = withCollectionMethod(
+      mongo.db,
+      TRAY_RECORDS,
+      'bulkWrite',
+      (bulkWrite) =>
+        async (...args: Parameters<typeof bulkWrite>) => {
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          return bulkWrite(...args);
+        },
+    );
+    await casUpdateRecords(
+      slow,
+      many.map((record) => record._id),
+      oneMoreActor,
+      { owner: 'claims-per-bulk' },
+    );
+    const claimedAt = async (record: TrayRecordDoc) =>
+      (
+        await mongo.db
+          .collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS)
+          .findOne({ _id: `${record._id}#${record.version + 1}` })
+      )?.claimedAt.getTime();
+    const first = await claimedAt(many[0]!);
+    const last = await claimedAt(many.at(-1)!);
+    expect(first, 'the first bulk’s claim').to.be.a('number');
+    expect(last! - first!, 'ms between the first and the last bulk’s claims').to.be.at.least(400);
+  });
+
   it('stamps each bulk when it sends it and tells it once it is stored', async function () {
     this.timeout(60_000);
     const many = Array.from({ length: 2 * UPDATES_PER_BULK + 5 }, (_, n) =>
