@@ -41,6 +41,9 @@ async function versionWritten(
   return record !== null && record.version >= wanted.version;
 }
 
+/** Lost claims read at once. */
+const LOST_CLAIM_READS = 16;
+
 /**
  * Claims the right to write `version` of each record. The claim is an insert with a unique `_id`,
  * the one write FerretDB 1.24 performs atomically: its updates and replaces are not atomic under
@@ -77,7 +80,7 @@ export async function claimVersions(
   // FerretDB's updates are not atomic. A claim whose writer died before writing would block the
   // record forever: after takeoverMs it is removed and the next round claims again.
   const reusableBefore = now.getTime() - OWN_CLAIM_REUSE_MS;
-  for (const index of [...lost]) {
+  const judge = async (index: number) => {
     const doc = docs[index];
     const _id = doc?._id ?? '';
     const claim = await claims.findOne({ _id });
@@ -94,6 +97,11 @@ export async function claimVersions(
       !(await versionWritten(db, wanted[index]))
     )
       await claims.deleteOne({ _id, claimedAt: claim.claimedAt });
-  }
+  };
+  // A few at once: two processes fanning out to one community lose thousands of claims to each
+  // other, and one read after another made a round of thousands of round trips.
+  const judged = [...lost];
+  for (let start = 0; start < judged.length; start += LOST_CLAIM_READS)
+    await Promise.all(judged.slice(start, start + LOST_CLAIM_READS).map(judge));
   return new Set(wanted.filter((_, index) => !lost.has(index)).map((claim) => claim.recordId));
 }
