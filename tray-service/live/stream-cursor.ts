@@ -261,8 +261,10 @@ export function decodeStreamCursor(id: string): StreamCursor | undefined {
     const match = TOKEN.exec(token);
     const version = match?.[2] ? base36(match[2]) : undefined;
     if (!match?.[1] || version === undefined) return undefined;
-    // The exact change times are not in the id; the cursor's time keeps them in the window.
-    cursor.seen.set(match[1], { version, changedAt: cursor.at });
+    // The exact change times are not in the id; the cursor's time keeps them in the window. Nor
+    // is whether a state went out as a bare mark: each is taken for one (seenOnlyAsMark), so a
+    // resync may send a record again, never leave one out.
+    cursor.seen.set(match[1], { version, changedAt: cursor.at, markOnly: true });
   }
   return cursor;
 }

@@ -120,6 +120,28 @@ describe('a change whose publish failed', function () {
     expect(shown(live.events)).to.include('p-lost');
   });
 
+  // The same, with the stream dropped after the bare mark and resumed from its id before the
+  // resync: the id does not say which states went out as bare marks.
+  it('reaches a stream resumed after another device marked it read, before the resync', async () => {
+    const user = 'u-lost-marked-resumed';
+    const live = await loseOne(user);
+    await markRead(tray.worker.storage, tray.changes, {
+      userId: user,
+      verb: 'comment',
+      targetId: 'p-lost',
+      now: Date.now(),
+    });
+    await live.next((event) => event.event === 'read' || shown([event]).includes('p-lost'));
+    live.close();
+    const resumed = await stream(user, { 'Last-Event-ID': lastId(live.events) });
+    await resumed.next(named('unread'));
+    await redis.connect();
+    await resumed
+      .next((event) => shown([event]).includes('p-lost'), { timeoutMs: 5_000 })
+      .catch(() => undefined);
+    expect(shown([...live.events, ...resumed.events])).to.include('p-lost');
+  });
+
   // A new stream owed nothing from before it opened (its floor). A state is stamped before its
   // write lands (waiting for locks, say), so one stamped just before the stream opened may land
   // after its client read its history: with its publish lost, the resync left it out as from

@@ -86,8 +86,8 @@ export interface CasResult {
  * FerretDB; docs/storage.md). One round: a read, a pure compute, then
  * - new records: one unordered insertMany (a concurrent insert of the same record fails on `_id`),
  *   each at a first version of its own (firstVersion);
- * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then
- *   single-record updates filtered on `{_id, version}`, a thousand per bulkWrite.
+ * - changed records, a thousand at a time: one unordered claim insert of `record#nextVersion`
+ *   (claimVersions), then their single-record updates filtered on `{_id, version}` in one bulkWrite.
  * Keys that lost a race are read again and recomputed, but for those whose write is found to have
  * landed (its state, or a later version of the same life), so nothing is applied twice. It gives up (the job retries)
  * only after rounds in a row in which none of them moved and nothing was written (StalledRounds):

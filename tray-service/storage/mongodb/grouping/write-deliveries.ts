@@ -193,7 +193,8 @@ export async function writeDeliveries(
       at = now();
       for (const group of groups) actors.set(group, await readGroupActors(db, group));
       // Read after the records, like the actors: a round never computes from spans older than them
-      // (a fan-out's first round uses the members it read with the records).
+      // (a fan-out's first round uses the members it read before the batch's records; a join or
+      // leave stored since is caught by its fingerprint check, fan-out-posts.ts).
       // The recipients' mute spans on what could cover these deliveries or any actor their records
       // count (a user mute of an earlier actor), one query by target whatever the audience's size.
       const actorIds = new Set<string>();

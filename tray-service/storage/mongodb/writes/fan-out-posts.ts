@@ -69,7 +69,7 @@ export async function fanOutCommunityPosts(
 
 /**
  * Community posts of one record group and community, fanned out together: the community's
- * members and the group's records are read once, and each member's record takes every post the
+ * members are read once and each batch's records as it starts, and each member's record takes every post the
  * member was there for in one compare-and-set write (membership by time: a post reaches those who
  * were members at its createdAt; an author is never notified of their own post; a deleted member is
  * reached by nothing, looked up once per batch of members). Returns the actors its records name
