@@ -64,6 +64,19 @@ describe('a change whose publish failed', function () {
     return live;
   };
 
+  /** loseOne, then another device marks p-lost read: the stream hears of it (a bare `read`). */
+  const loseThenMarkElsewhere = async (user: string) => {
+    const live = await loseOne(user);
+    await markRead(tray.worker.storage, tray.changes, {
+      userId: user,
+      verb: 'comment',
+      targetId: 'p-lost',
+      now: Date.now(),
+    });
+    await live.next((event) => event.event === 'read' || shown([event]).includes('p-lost'));
+    return live;
+  };
+
   // Each loss used to renew one pair kept per user, its earliest `since` kept: a user losing a
   // publish once a day kept the first one's for good, and every stream resuming after a later
   // resync was sent their whole tray since the first loss again.
@@ -105,14 +118,7 @@ describe('a change whose publish failed', function () {
   // skipped it, and the client kept the record without its new activity (or never got it at all).
   it('reaches a stream that stayed open though another device marked it read before the resync', async () => {
     const user = 'u-lost-marked';
-    const live = await loseOne(user);
-    await markRead(tray.worker.storage, tray.changes, {
-      userId: user,
-      verb: 'comment',
-      targetId: 'p-lost',
-      now: Date.now(),
-    });
-    await live.next((event) => event.event === 'read' || shown([event]).includes('p-lost'));
+    const live = await loseThenMarkElsewhere(user);
     await redis.connect();
     await live
       .next((event) => shown([event]).includes('p-lost'), { timeoutMs: 5_000 })
@@ -124,14 +130,7 @@ describe('a change whose publish failed', function () {
   // resync: the id does not say which states went out as bare marks.
   it('reaches a stream resumed after another device marked it read, before the resync', async () => {
     const user = 'u-lost-marked-resumed';
-    const live = await loseOne(user);
-    await markRead(tray.worker.storage, tray.changes, {
-      userId: user,
-      verb: 'comment',
-      targetId: 'p-lost',
-      now: Date.now(),
-    });
-    await live.next((event) => event.event === 'read' || shown([event]).includes('p-lost'));
+    const live = await loseThenMarkElsewhere(user);
     live.close();
     const resumed = await stream(user, { 'Last-Event-ID': lastId(live.events) });
     await resumed.next(named('unread'));
