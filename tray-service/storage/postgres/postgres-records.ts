@@ -37,8 +37,9 @@ const unread = markedAsRead(`NOT has_read AND expires_at > $2 AND ${INBOX_OR_AWA
 
 /**
  * The read side of tray_records. Every query takes the user id and runs on one of the user's
- * indexes (migrations/0001_tray.sql); a page has a LIMIT, so it costs the same whatever the
- * density of the user's records. A count (a page's totalPages) reads the user's entries of its index,
+ * indexes (migrations/0001_tray.sql, 0005_inbox.sql, 0025_records_changes.sql); a page has a LIMIT,
+ * so it costs the same whatever the density of the user's records (a v2 page by number also walks
+ * the entries before it: its OFFSET). A count (a page's totalPages) reads the user's entries of its index,
  * which the API caches for a few seconds per instance. Each read the API makes is one statement,
  * one round trip. Expired records are filtered here too: the purge may lag.
  */

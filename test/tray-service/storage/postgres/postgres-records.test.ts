@@ -406,6 +406,12 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
       await records.pageNumber('u-heavy', 3, 10, NOW, ['mention']);
       await records.countUnread('u-heavy', 'recorded', NOW);
       await records.pageAfter('u-heavy', NOW - 59_000, 10, NOW);
+      await records.changedSince('u-heavy', NOW - 59_000, NOW, { limit: 100 });
+      const after = {
+        changedAt: NOW - 30_000,
+        key: encodeRecordKey({ verb: 'comment', targetId: 'p30000', userId: 'u-heavy' }),
+      };
+      await records.changedSince('u-heavy', NOW - 59_000, NOW, { limit: 100, after });
     });
 
     const capturedAt = (index: number) => {
@@ -427,6 +433,17 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
         expect(query.name).to.equal(undefined);
         const [plan = ''] = await plans(query);
         expect(plan).to.include('tray_records_inbox_page');
+        expect(plan).not.to.match(/Seq Scan|Sort|Bitmap/);
+      }
+    });
+
+    // A reconnecting stream's catch-up reads its pages by the time of the records' changes: by any
+    // other index each page read the user's whole tray and sorted it (a mark-all-read of 50,000
+    // records then took 500 such pages).
+    it('serves each page of a stream’s catch-up from the changes index, without sorting the user’s rows', async () => {
+      for (const query of [capturedAt(5), capturedAt(6)]) {
+        const [plan = ''] = await plans(query);
+        expect(plan).to.include('tray_records_changes');
         expect(plan).not.to.match(/Seq Scan|Sort|Bitmap/);
       }
     });
