@@ -117,6 +117,13 @@ const KEEP_GROUP_ACTIONS = `group_kept AS (
  * in tray_group_actions (what a removal computes records again from) and the actions on a
  * community's targets addressed to one user (personal-actions.ts). Rows de-duplicated and written
  * in key order. A deleted actor is kept as `Deleted user` everywhere (ACTIVITIES, RENAME_KEPT_POSTS).
+ *
+ * An actor row's expiry is its action's time plus the retention, or the expiry of the group's
+ * newest actor row when later, kept by a row updated in place: a removal may have given that row
+ * the expiry of the newest action it took out (RENEW_NEWEST_ACTOR, apply-removals.ts), which its
+ * record lives by, and the purge judges a group by its newest actor alone
+ * (purge-kept-in-batches.ts). An action delivered late may become the newest, or replace that row:
+ * it must not bring the group's end sooner.
  */
 export async function upsertGroupActors(
   client: pg.PoolClient,
@@ -134,13 +141,16 @@ export async function upsertGroupActors(
      INSERT INTO tray_target_actors AS t
        (verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
-       verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id, at + $2
+       verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id,
+       greatest(at + $2, (SELECT n.expires_at FROM tray_target_actors n
+                          WHERE n.target_id = p.target_id AND n.verb = p.verb
+                          ORDER BY n.at DESC, n.action_id DESC LIMIT 1))
      FROM p
      ORDER BY target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C", at DESC, action_id COLLATE "C" DESC
      ON CONFLICT (target_id, verb, actor_id) DO UPDATE SET
        name = excluded.name, image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
        actor_deleted = excluded.actor_deleted, at = excluded.at, action_id = excluded.action_id,
-       expires_at = excluded.expires_at
+       expires_at = greatest(t.expires_at, excluded.expires_at)
      WHERE (excluded.at, excluded.action_id) > (t.at, t.action_id)`,
     values: [JSON.stringify(activityRows(activities)), retentionMs],
   });

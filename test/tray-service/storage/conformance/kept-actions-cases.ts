@@ -170,6 +170,58 @@ conformanceCase(
   { needs: 'removals' },
 );
 
+conformanceCase(
+  'kept actions: a second removal keeps the later expiry the first one gave the group, past the purge',
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    await tray.personal([commentOn(context, 'u-ben', 0)], day(0) + 1_000);
+    await tray.personal([commentOn(context, 'u-cy', 10)], day(10) + 1_000);
+    await tray.personal([commentOn(context, 'u-dee', 80)], day(80) + 1_000);
+    // Dee's comment goes: the record keeps lastUpdate day 80 (it lives until day 170) and counts
+    // Ben's and Cy's, whose own retention ends on days 90 and 100. Then Cy's goes too: Ben's must
+    // still be kept until day 170, not only as long as Cy's comment would have been.
+    await tray.apply(removal(context, 'comment', 'cm-u-dee', 'p-1', day(85)));
+    await tray.apply(removal(context, 'comment', 'cm-u-cy', 'p-1', day(86)));
+    await context.storage.purgeExpired(new Date(day(150)));
+    await tray.personal([commentOn(context, 'u-eve', 151)], day(151) + 1_000);
+    expect((await tray.record('u-ana', 'comment', day(151) + 2_000))?.actorsCount).to.equal(2);
+    await tray.expectModel('u-ana', day(151) + 2_000);
+  },
+  { needs: 'removals' },
+);
+
+for (const [who, lateActor, count] of [
+  ['the same actor', 'u-ben', 2],
+  ['another actor', 'u-cy', 3],
+] as const)
+  conformanceCase(
+    `kept actions: a late older action of ${who} after a removal kept the group longer leaves it kept as long, past the purge`,
+    async (given) => {
+      const context = await onItsOwn(given);
+      const tray = modelledStorage(context);
+      const post = { postId: context.id('p-1'), owner: context.id('u-ana') };
+      await tray.personal([commentOn(context, 'u-ben', 0)], day(0) + 1_000);
+      await tray.personal([commentOn(context, 'u-dee', 80)], day(80) + 1_000);
+      // Dee's comment goes: Ben's (day 0) is kept until day 170, as long as the record. A comment
+      // written on day 20, delivered late, is the group's newest action now, its own retention
+      // ending on day 110.
+      await tray.apply(removal(context, 'comment', 'cm-u-dee', 'p-1', day(85)));
+      const late = aComment(context.id(lateActor), post, {
+        id: context.id('cm-late'),
+        at: day(20),
+        segment: 20,
+      });
+      await tray.personal([late], day(86) + 1_000);
+      await tray.expectModel('u-ana', day(86) + 2_000);
+      await context.storage.purgeExpired(new Date(day(150)));
+      await tray.personal([commentOn(context, 'u-eve', 151)], day(151) + 1_000);
+      expect((await tray.record('u-ana', 'comment', day(151) + 2_000))?.actorsCount).to.equal(count);
+      await tray.expectModel('u-ana', day(151) + 2_000);
+    },
+    { needs: 'removals' },
+  );
+
 // What decides whether a kept action counts lives as long as the records that may count it: a
 // mute span and a member's leaves and joins are judged again whenever such a record is computed
 // again, however long ago they ended.

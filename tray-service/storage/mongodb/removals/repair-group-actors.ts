@@ -34,7 +34,7 @@ function newestByActor<T extends ActorAction>(actions: Iterable<T>): Map<string,
  * actor's newest would otherwise prune the older one this puts back. It lives until its expiry.
  *
  * `keepUntil`, the voided actions' latest expiry: the group's latest-expiring actor left takes it
- * when it is sooner. A removal leaves a record's lastUpdate where it was, and the purge keeps a
+ * (or the later expiry of the actor documents going) when it is sooner. A removal leaves a record's lastUpdate where it was, and the purge keeps a
  * group's documents until the latest expiry among its actors (purge-kept-actions.ts).
  *
  * Returns the users put back under their own name (a kept action not yet rewritten): a deletion
@@ -54,11 +54,6 @@ export async function repairGroupActors(
     .toArray();
   const gone = docs.filter((doc) => voided.has(doc.actionId));
   const left = docs.filter((doc) => !voided.has(doc.actionId));
-  await deleteByIds(
-    db,
-    TRAY_TARGET_ACTORS,
-    gone.map((doc) => doc._id),
-  );
   const newestLeft = newestByActor(left);
   const newestGone = newestByActor(gone);
   const kept = await db
@@ -90,13 +85,24 @@ export async function repairGroupActors(
     });
   }
   if (refolded.length > 0) await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, refolded);
+  if (keepUntil !== undefined) {
+    // The documents going may hold a later expiry an earlier removal gave the group: it is moved
+    // onto one left before they go, so a retry after the delete finds it there.
+    let keep = keepUntil;
+    for (const doc of gone) if (doc.expiresAt > keep) keep = doc.expiresAt;
+    let latest: Dated | undefined;
+    for (const doc of [...left, ...refolded]) if (!latest || doc.expiresAt > latest.expiresAt) latest = doc;
+    // Marked refolded: the readers' prune deletes an actor's older documents once a newer action
+    // of theirs arrives (a late one), and this one's expiry would go with it (target-actors.ts).
+    if (latest && latest.expiresAt < keep)
+      await actors.updateOne({ _id: latest._id }, { $set: { expiresAt: keep, refolded: true } });
+  }
+  await deleteByIds(
+    db,
+    TRAY_TARGET_ACTORS,
+    gone.map((doc) => doc._id),
+  );
   // One put back as deleted was read after the deletion rewrote it: nothing to run again (for a
   // deleted user with many actions, a sweep of every group and record they are in).
-  const putBack = refolded.filter((doc) => !showsDeleted(doc.actor)).map((doc) => doc.actor.userId);
-  if (keepUntil === undefined) return putBack;
-  let latest: Dated | undefined;
-  for (const doc of [...left, ...refolded]) if (!latest || doc.expiresAt > latest.expiresAt) latest = doc;
-  if (latest && latest.expiresAt < keepUntil)
-    await actors.updateOne({ _id: latest._id }, { $set: { expiresAt: keepUntil } });
-  return putBack;
+  return refolded.filter((doc) => !showsDeleted(doc.actor)).map((doc) => doc.actor.userId);
 }
