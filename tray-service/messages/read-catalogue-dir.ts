@@ -67,8 +67,16 @@ export function readCatalogueDir(
       problem(file, `a second catalogue of ${locale} (the first is ${twin.file})`);
       continue;
     }
+    // A directory named like a catalogue, a broken link or an unreadable file is a problem of that
+    // file, reported with the others rather than thrown bare with no file or variable.
+    let text: string;
+    try {
+      text = readFileSync(join(dir, name), 'utf8');
+    } catch (error) {
+      problem(file, `cannot read the file (${(error as Error).message})`);
+      continue;
+    }
     let parsed: unknown;
-    const text = readFileSync(join(dir, name), 'utf8');
     try {
       parsed = JSON.parse(text);
     } catch (error) {

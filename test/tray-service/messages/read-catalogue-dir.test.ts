@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CatalogueError } from '../../../shared/errors/catalogue-error.ts';
 import { displayPath, readCatalogueDir } from '../../../tray-service/messages/read-catalogue-dir.ts';
 
 describe('readCatalogueDir', () => {
@@ -80,6 +81,23 @@ describe('readCatalogueDir', () => {
         variable: 'TRAY_MESSAGES_DIR',
       },
     ]);
+  });
+
+  // Reading was outside the try: start-up threw a bare EISDIR naming no file and no variable, and
+  // stopped at the first unreadable entry.
+  it('reports an entry it cannot read as a problem of that file, and reads the others', () => {
+    mkdirSync(join(dir, 'xx.json'));
+    symlinkSync(join(dir, 'missing.json'), join(dir, 'yy.json'));
+    write('zz.json', { 'post.community.1': '{{actor1}}' });
+    const { catalogues, problems } = readCatalogueDir(dir, 'TRAY_MESSAGES_DIR');
+    expect(new CatalogueError(problems).message).to.equal(
+      'Invalid tray message catalogues: ' +
+        `TRAY_MESSAGES_DIR: ${displayPath(join(dir, 'xx.json'))}: cannot read the file (EISDIR: ` +
+        'illegal operation on a directory, read); ' +
+        `TRAY_MESSAGES_DIR: ${displayPath(join(dir, 'yy.json'))}: cannot read the file (ENOENT: ` +
+        `no such file or directory, open '${join(dir, 'yy.json')}')`,
+    );
+    expect(catalogues.map((catalogue) => catalogue.locale)).to.deep.equal(['zz']);
   });
 
   it('reports a path that is not a directory, without a variable when none was given', () => {
