@@ -149,15 +149,30 @@ function isBareLanguage(tag: string): boolean {
 }
 
 /**
+ * Whether `range` leads to `locale`: as itself or a longer tag of it (`fr` -> `fr-CA`), by a
+ * shorter tag (`fr-CA` -> `fr`) or as another region of its language (`pt-PT` -> `pt-BR`).
+ */
+function rangeNames(range: string, locale: string): boolean {
+  if (range === '*') return false;
+  return (
+    longestRangeNaming([range], locale) > 0 ||
+    lookup([locale], range, refusesNothing) === locale ||
+    sibling([locale], range, refusesNothing) === locale
+  );
+}
+
+/**
  * The first locale `tags` lead to. `wildcard` is what `*` stands for: the default in
  * Accept-Language; undefined for `?locale=`, which takes a locale tag, so there `*` names no locale
- * and passes on to the next source.
+ * and passes on to the next source. `refused` are the source's q=0 ranges: with `tags`, the
+ * languages it names, which `*` does not stand for.
  */
 function choose(
   available: readonly string[],
   tags: readonly string[],
   refuses: Refuses,
   wildcard: string | undefined,
+  refused: readonly string[],
 ): string | undefined {
   // `*` stands for the languages the header does not name (RFC 4647): a default it names has the
   // weight it gave it there (`en;q=0.1, ru;q=0.8, *;q=0.9` prefers ru). A range of the default's
@@ -168,8 +183,21 @@ function choose(
     tags.some((tag) => tag !== '*' && sibling([wildcard], tag, refusesNothing) === wildcard);
   for (const tag of tags) {
     if (tag === '*') {
-      // Not the default the header refused by name (`en;q=0, *`), nor one it ranked itself.
-      if (wildcard === undefined || wildcardNamed || refuses(wildcard)) continue;
+      if (wildcard === undefined) continue;
+      if (refuses(wildcard)) {
+        // The default the header refused by name (`en;q=0, *`): `*` still accepts every language
+        // the header does not name, so the first of those in `available`'s (sorted) order, never
+        // the refused default while another is left. A refused locale is named by its refusal.
+        const unnamed = available.find(
+          (locale) =>
+            !tags.some((range) => rangeNames(range, locale)) &&
+            !refused.some((range) => rangeNames(range, locale)),
+        );
+        if (unnamed) return unnamed;
+        continue;
+      }
+      // Not a default the header ranked itself.
+      if (wildcardNamed) continue;
       return wildcard;
     }
     const found =
@@ -197,10 +225,15 @@ export function negotiateLocale(
   acceptLanguage: string | undefined,
 ): string {
   const fromQuery =
-    query && query.length <= 64 ? choose(available, [query.trim()], refusesNothing, undefined) : undefined;
+    query && query.length <= 64
+      ? choose(available, [query.trim()], refusesNothing, undefined, [])
+      : undefined;
   if (fromQuery) return fromQuery;
   const header = acceptLanguage ? parseAcceptLanguage(acceptLanguage) : undefined;
-  const fromHeader = header ? choose(available, header.accepted, refusalsOf(header), fallback) : undefined;
-  // The last resort even when the header refused it: a response needs some language.
+  const fromHeader = header
+    ? choose(available, header.accepted, refusalsOf(header), fallback, header.refused)
+    : undefined;
+  // The last resort even when the header refused it (nothing acceptable is left): a response needs
+  // some language.
   return fromHeader ?? fallback;
 }

@@ -92,8 +92,22 @@ describe('locale negotiation', () => {
       expect(negotiate(undefined, 'xx, en;q=0')).to.equal('en');
       expect(negotiate(undefined, 'de, en;q=0')).to.equal('de');
     });
-    it('does not let "*" give a refused default', () => {
-      expect(negotiate(undefined, 'en;q=0, *, de;q=0.5')).to.equal('de');
+    // `*` accepts every language the header does not name: it answered the refused default, the one
+    // language the client ruled out, though the other shipped locales were all acceptable.
+    it('lets "*" give the first locale, in tag order, the header neither names nor refuses', () => {
+      expect(negotiate(undefined, 'en;q=0, *')).to.equal('de');
+      expect(negotiate(undefined, 'en;q=0, de;q=0, *')).to.equal('es');
+      expect(negotiate(undefined, 'en;q=0, de-AT;q=0, *')).to.equal('es');
+      // de is named, so it has its own weight, below the `*` that stands for es.
+      expect(negotiate(undefined, 'en;q=0, *, de;q=0.5')).to.equal('es');
+      expect(negotiate(undefined, 'en;q=0, *;q=0.5, de')).to.equal('de');
+      // A longer tag, another region or a shorter tag names a locale as it would reach it.
+      expect(negotiate(undefined, 'en;q=0, de-AT;q=0, es-MX;q=0, fr-CA;q=0, pt-PT;q=0, *')).to.equal('ja');
+      expect(negotiateLocale(shipped, 'de', undefined, 'de;q=0, *')).to.equal('en');
+    });
+    it('answers the refused default for "*" only when the header names every other locale', () => {
+      const allNamed = 'de;q=0, es;q=0, fr;q=0, ja;q=0, pt;q=0, ru;q=0, th;q=0';
+      expect(negotiate(undefined, `en;q=0, ${allNamed}, *`)).to.equal('en');
     });
     it("applies the header's refusals to the header only: ?locale= still wins", () => {
       expect(negotiate('pt', 'pt-BR;q=0')).to.equal('pt-BR');
