@@ -42,8 +42,14 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
       registers: [registry],
     });
   // Express matches a route in any case and with one trailing slash (not `strict`, not
-  // `case sensitive`): such a request is served, so labelled by the route's own path.
-  const byMatch = new Map([...routes].map((route) => [matchOf(route), route]));
+  // `case sensitive`): such a request is served, so labelled by the route's own path. A router
+  // listing both `''` and `'/'` (`/block`, `/block/`) has one route: labelled without the slash,
+  // whichever comes first in `routes`.
+  const byMatch = new Map<string, string>();
+  for (const route of routes) {
+    const known = byMatch.get(matchOf(route));
+    if (known === undefined || route.length < known.length) byMatch.set(matchOf(route), route);
+  }
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     // Read now: mounted routers rewrite req.url while they handle the request.

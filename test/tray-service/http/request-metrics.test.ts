@@ -20,9 +20,9 @@ describe('requestMetrics', () => {
   });
 
   /** An app with a stream that never ends by itself and a call that never answers, on loopback. */
-  const serve = async (registry: Registry) => {
+  const serve = async (registry: Registry, routes: readonly string[] = ['/stream', '/hang', '/ok']) => {
     const app = express();
-    app.use(requestMetrics(registry, new Set(['/stream', '/hang', '/ok'])));
+    app.use(requestMetrics(registry, new Set(routes)));
     app.use((req, _res, next) => {
       arrived.push(req.path);
       next();
@@ -33,6 +33,7 @@ describe('requestMetrics', () => {
     });
     app.get('/hang', () => undefined);
     app.get('/ok', (_req, res) => res.json({ ok: true }));
+    app.get('/block', (_req, res) => res.json({ ok: true }));
     server = createServer(app);
     await new Promise<void>((done) => server?.listen(0, '127.0.0.1', done));
     return (server.address() as AddressInfo).port;
@@ -93,6 +94,25 @@ describe('requestMetrics', () => {
     await waitFor(async () => (await counted(registry, '/ok', '200')) === 3, 5_000, 'three counted as /ok');
     expect(await counted(registry, 'unmatched', '404')).to.equal(1);
   });
+
+  // The block router lists both '' and '/' (mounted: /block and /block/), one route to Express;
+  // the later one won, and GET /block was counted as "/block/".
+  for (const routes of [
+    ['/block', '/block/', '/block/members'],
+    ['/block/', '/block', '/block/members'],
+  ])
+    it(`labels a route listed with and without a trailing slash by the path without (${routes.join(' ')})`, async () => {
+      const registry = new Registry();
+      const port = await serve(registry, routes);
+      for (const path of ['/block', '/block/'])
+        await fetch(`http://127.0.0.1:${port}${path}`).then((res) => res.text());
+      await waitFor(
+        async () => (await counted(registry, '/block', '200')) === 2,
+        5_000,
+        'both counted as /block',
+      );
+      expect(await counted(registry, '/block/', '200')).to.equal(0);
+    });
 
   // A stream the client ends emits no 'finish': such streams were never counted, most of them.
   it('counts a stream its client left, once, as the 200 it was, with no latency', async () => {
