@@ -1,7 +1,7 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadReceiverConfig } from './receiver-config.ts';
 import { listenHostOf, listenHostVariable } from '../shared/config/listen-config.ts';
-import { closeServer, DRAIN_GRACE_MS, listen, listenedOrExit, warnCut } from '../shared/http/listen.ts';
+import { closeServer, drainGraceMs, listen, listenedOrExit, warnCut } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -119,9 +119,10 @@ onShutdown(
     // Stop accepting and finish in-flight requests first: each may still append to the spool. Both
     // listeners drain at once, so their grace is spent once, well inside the shutdown deadline.
     const cut = warnCut(logger);
+    const graceMs = drainGraceMs(config.SHUTDOWN_DEADLINE_MS);
     await Promise.all([
-      closeServer(server, DRAIN_GRACE_MS, cut),
-      metricsServer && closeServer(metricsServer, DRAIN_GRACE_MS, cut),
+      closeServer(server, graceMs, cut),
+      metricsServer && closeServer(metricsServer, graceMs, cut),
     ]);
     // What is left of the deadline (less the closes after it) queues what the spool holds, if
     // Redis takes it: a receiver replaced rather than restarted leaves its spool to no one.

@@ -3,7 +3,7 @@ import { loadTrayConfig } from '../shared/config/tray-config.ts';
 import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import type { Server } from 'node:http';
-import { closeServer, DRAIN_GRACE_MS, listen, listenedOrExit, warnCut } from '../shared/http/listen.ts';
+import { closeServer, drainGraceMs, listen, listenedOrExit, warnCut } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -209,8 +209,9 @@ const stop = onShutdown(
     // miss the streams' close below and hold the drain. One still being authorised now opens on a
     // closed hub, which ends it at once with a retry hint.
     const cut = warnCut(logger);
+    const graceMs = drainGraceMs(config.SHUTDOWN_DEADLINE_MS);
     const drained = Promise.all(
-      started.servers.map((server) => steps.run(() => closeServer(server, DRAIN_GRACE_MS, cut))),
+      started.servers.map((server) => steps.run(() => closeServer(server, graceMs, cut))),
     );
     // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
     // not keep the worker taking jobs until the deadline kills it mid-job. One still starting is

@@ -62,6 +62,13 @@ const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const nameAndPadding = /^[A-Za-z0-9_.-]{1,64}\s*=[\s=]*$/;
 const isStandardSecret = (entry: string) =>
   entry.startsWith('whsec_') && base64.test(entry.slice('whsec_'.length));
+/**
+ * A documentation placeholder left in, not a secret: text in `<...>` (the starter kit's
+ * `main=<the webhook's secret from the platform's admin panel>` keyed the webhook with those 52
+ * bytes, not even warned about as short), or text with a space in it, which no generated secret
+ * has.
+ */
+const looksLikePlaceholder = (secret: string) => /^<.*>$/s.test(secret) || /\s/.test(secret);
 
 /**
  * Parses WEBHOOK_SECRETS: comma-separated `name=secret` entries or bare secrets (named `default`).
@@ -100,6 +107,13 @@ export function parseWebhookSecrets(text: string, options: WebhookOptions = {}):
     }
     // Never empty: a bare entry is not (checked above), a named one holds more than `=` and spaces.
     const secret = (match?.[2] ?? entry).trim();
+    // A Standard Webhooks secret is Base64, whose check below refuses a placeholder already.
+    if (schemeOf(name) === 'platform' && looksLikePlaceholder(secret)) {
+      throw new Error(
+        `entry ${index + 1} looks like a placeholder, not a secret (text in "<" and ">", or with a ` +
+          "space): put the webhook's secret from the platform's admin panel in its place",
+      );
+    }
     const keys = byName.get(name) ?? [];
     let key: Buffer;
     try {

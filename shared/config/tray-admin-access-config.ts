@@ -6,7 +6,7 @@ import { isLoopbackHost } from './loopback-host.ts';
 import { secureUrl } from './secure-url.ts';
 import type { JwtConfig, JwtKeySource } from './tray-api-config.ts';
 import { parseTrayTrustProxy } from './tray-abuse-config.ts';
-import { checkMetricsPort } from './ops-config.ts';
+import { bearerSecret, checkMetricsPort } from './ops-config.ts';
 
 /**
  * Express's `trust proxy` value for the admin listener: `off`, or addresses and CIDRs of the
@@ -23,12 +23,10 @@ const trustProxy = parsedWith((value): false | string[] => {
 export const trayAdminAccessShape = {
   /**
    * The operators' bearer secret for /admin/* (compared in constant time). At least 32 characters
-   * so it cannot be guessed; unset, with no admin JWTs configured: the admin API is off.
+   * so it cannot be guessed, printable ASCII without spaces so a bearer header can carry it; unset,
+   * with no admin JWTs configured: the admin API is off.
    */
-  ADMIN_TOKEN: z
-    .string()
-    .min(32, { error: 'expected at least 32 characters (e.g. `openssl rand -hex 32`)' })
-    .optional(),
+  ADMIN_TOKEN: bearerSecret().optional(),
   /**
    * Admin JWTs: signed with their own key (below) or else the tray API's (JWT_SECRET,
    * JWT_PUBLIC_KEY or JWT_JWKS_URL), carrying this audience and issuer. Both or neither; a user token's claims never make an admin.

@@ -190,11 +190,16 @@ export async function listenedOrExit<T>(
 
 /**
  * How long a shutdown lets in-flight requests finish before it closes their connections: half the
- * shutdown deadline, so a client that never finishes its request (partial headers, a slow body)
- * costs the drain this much and leaves the other half for what closes after it (the receiver's
- * spool and queue, the tray's pools), instead of holding the process to the deadline.
+ * shutdown deadline the process was given (SHUTDOWN_DEADLINE_MS as configured), so a client that
+ * never finishes its request (partial headers, a slow body) costs the drain this much and leaves
+ * the other half for what closes after it (the receiver's spool and queue, the tray's pools),
+ * instead of holding the process to the deadline. At the least deadline accepted, 5 s, that half
+ * holds the receiver's 1.5 s reserve for its closes and a last spool pass of 1 s.
  */
-export const DRAIN_GRACE_MS = SHUTDOWN_DEADLINE_MS / 2;
+export const drainGraceMs = (deadlineMs: number): number => deadlineMs / 2;
+
+/** closeServer's grace when none is given: that of the built-in deadline. */
+const DEFAULT_DRAIN_GRACE_MS = drainGraceMs(SHUTDOWN_DEADLINE_MS);
 
 /** closeServer's `onCut` for a service's shutdown: one warning with the count. */
 export const warnCut =
@@ -216,7 +221,7 @@ const IDLE_SWEEP_MS = 50;
  */
 export async function closeServer(
   server: Server,
-  graceMs = DRAIN_GRACE_MS,
+  graceMs = DEFAULT_DRAIN_GRACE_MS,
   onCut?: (connections: number) => void,
 ): Promise<void> {
   const toClose = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('Connection', 'close');

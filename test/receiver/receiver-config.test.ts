@@ -109,6 +109,8 @@ describe('receiver configuration', () => {
     ['WEBHOOK_PATH', '/readyz/', '"/readyz/" is the receiver\'s own route; choose another path'],
     ['WEBHOOK_PATH', '/Metrics', '"/Metrics" is the receiver\'s own route; choose another path'],
     ['WEBHOOK_SECRETS', 'eu=topsecret,,us=x', 'entry 2 is empty'],
+    // The starter kit's placeholder pasted as it is, never repeated.
+    ['WEBHOOK_SECRETS', 'main=<the topsecret from the admin panel>', 'entry 1 looks like a placeholder'],
     [
       'WEBHOOK_SIGNATURE_SCHEME',
       'eu=svix',

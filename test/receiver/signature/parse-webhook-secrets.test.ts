@@ -99,7 +99,30 @@ describe('parseWebhookSecrets', () => {
   });
 
   it('reads an entry whose text before "=" is not a name as one bare secret', () => {
-    expect(names('my key=s3cret')).to.deep.equal(['default:my key=s3cret']);
+    expect(names('my+key=s3cret')).to.deep.equal(['default:my+key=s3cret']);
+  });
+
+  // The starter kit's `main=<the webhook's secret from the platform's admin panel>`, pasted as it
+  // is, keyed the webhook with that text (52 bytes: not even warned about as short).
+  for (const [text, entry] of [
+    ["main=<the webhook's secret from the platform's admin panel>", 1],
+    ['eu=s3cret-of-eu,us=<secret>', 2],
+    ['<secret>', 1],
+    ['eu=s3cret-of-eu, eu=the new secret', 2],
+    ['my key=s3cret', 1],
+    ['eu=s3cret	of-eu', 1],
+  ] as const) {
+    it(`refuses ${JSON.stringify(text)}: a placeholder left in, naming the entry's position only`, () => {
+      const secret = text.split(',')[entry - 1]!.replace(/^\s*[A-Za-z]+=/, '');
+      expect(() => parseWebhookSecrets(text))
+        .to.throw(new RegExp(`^entry ${entry} looks like a placeholder`))
+        .with.property('message')
+        .that.does.not.include(secret);
+    });
+  }
+
+  it('takes a secret that only starts with "<" or only ends with ">"', () => {
+    expect(names('eu=<s3cret,us=s3cret>')).to.deep.equal(['eu:<s3cret', 'us:s3cret>']);
   });
 
   it('accepts exactly 10 webhook names', () => {

@@ -83,7 +83,12 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     [{ AUTH_FAILURE_WINDOW_MS: '1500' }, /AUTH_FAILURE_WINDOW_MS: expected a whole number of seconds/],
     [{ AUTH_FAILURE_LIMIT: '0' }, /AUTH_FAILURE_LIMIT: expected a whole number/],
     [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN: expected at least 32 characters/],
-    [{ METRICS_TOKEN: 'correct horse battery staple 2024 metrics' }, /METRICS_TOKEN: expected no spaces/],
+    [
+      { METRICS_TOKEN: 'correct horse battery staple 2024 metrics' },
+      /METRICS_TOKEN: expected printable ASCII without spaces/,
+    ],
+    // A header carries bytes read as Latin-1: a non-ASCII token, sent as UTF-8, never matched.
+    [{ METRICS_TOKEN: `${'m'.repeat(32)}é` }, /METRICS_TOKEN: expected printable ASCII without spaces/],
     [{ METRICS_PORT: '70000' }, /METRICS_PORT: expected a TCP port number/],
   ];
   for (const [env, message] of bad) {

@@ -44,6 +44,15 @@ describe('admin access configuration', () => {
 
   const bad: [Record<string, string>, string][] = [
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN: expected at least 32 characters'],
+    // A bearer token is read as one word of printable ASCII (require-admin.ts): such a token signed
+    // in through the form, and every `Authorization: Bearer` call with it was refused.
+    [
+      { ADMIN_TOKEN: 'correct horse battery staple 2024 admin' },
+      'ADMIN_TOKEN: expected printable ASCII without spaces',
+    ],
+    [{ ADMIN_TOKEN: `${'a'.repeat(32)}\tb` }, 'ADMIN_TOKEN: expected printable ASCII without spaces'],
+    [{ ADMIN_TOKEN: `${'a'.repeat(32)}\u0001` }, 'ADMIN_TOKEN: expected printable ASCII without spaces'],
+    [{ ADMIN_TOKEN: `${'a'.repeat(32)}é` }, 'ADMIN_TOKEN: expected printable ASCII without spaces'],
     [{ ADMIN_PORT: 'x' }, 'ADMIN_PORT: expected a TCP port number'],
     [{ ADMIN_HOST: 'not a host' }, 'ADMIN_HOST: expected an address to listen on'],
     [{ ADMIN_TRUST_PROXY: 'yes' }, 'ADMIN_TRUST_PROXY: "yes" is not an IP address or CIDR'],
@@ -58,12 +67,17 @@ describe('admin access configuration', () => {
     [{ ADMIN_BEHIND_TLS: 'true' }, 'ADMIN_BEHIND_TLS: expected "on" or "off"'],
   ];
   for (const [env, message] of bad) {
-    describe(`with ${Object.entries(env)[0]!.join('=')}`, () => {
+    describe(`with ${JSON.stringify(Object.entries(env)[0]!.join('='))}`, () => {
       it('fails naming the variable', () => {
         expect(() => loadTrayConfig(env)).to.throw(message);
       });
     });
   }
+
+  it('accepts an ADMIN_TOKEN of any printable ASCII without spaces', () => {
+    const token = `${'A'.repeat(16)}!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`;
+    expect(loadTrayConfig({ ADMIN_TOKEN: token }).ADMIN_TOKEN).to.equal(token);
+  });
 
   describe('a non-loopback ADMIN_HOST (the admin listener speaks plain http)', () => {
     for (const host of ['0.0.0.0', '::', '10.0.0.7', 'admin.internal']) {

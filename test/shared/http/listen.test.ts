@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import express from 'express';
 import { Agent, get as httpGet } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { closeServer, listen, ListenError } from '../../../shared/http/listen.ts';
+import { closeServer, drainGraceMs, listen, ListenError } from '../../../shared/http/listen.ts';
 import { continueRequest } from '../../../shared/http/expect-continue.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 
@@ -294,7 +294,51 @@ describe('listen()', () => {
   });
 });
 
+describe('drainGraceMs()', () => {
+  // The grace was half the built-in 8 s deadline whatever SHUTDOWN_DEADLINE_MS said: 4 s of a 25 s
+  // deadline, and at 5 s it left the receiver's last spool pass (after its 1.5 s reserve) nothing.
+  it('is half the configured deadline, not of the built-in one', () => {
+    expect(drainGraceMs(25_000)).to.equal(12_500);
+    expect(drainGraceMs(5_000)).to.equal(2_500);
+  });
+
+  it('leaves time, at the least deadline accepted (5 s), for the receiver to close after a 1.5 s reserve', () => {
+    expect(5_000 - drainGraceMs(5_000) - 1_500).to.be.above(0);
+  });
+});
+
 describe('closeServer()', () => {
+  /** Drains a server whose one request takes `answerMs`, with the grace of `deadlineMs`. */
+  const drainWith = async (deadlineMs: number, answerMs: number) => {
+    let arrived: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    const app = express();
+    app.get('/', (_req, res) => {
+      arrived();
+      setTimeout(() => res.json({ ok: true }), answerMs);
+    });
+    const server = await listen(app, { port: 0 });
+    const { port } = server.address() as AddressInfo;
+    const answered = new Promise<number | Error>((resolve) => {
+      httpGet({ port, host: '127.0.0.1', path: '/' }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      }).on('error', resolve);
+    });
+    await inFlight;
+    const cut: number[] = [];
+    await closeServer(server, drainGraceMs(deadlineMs), (connections) => cut.push(connections));
+    return { answer: await answered, cut };
+  };
+
+  // Scaled down: a request answered after 400 ms stands for one longer than the built-in 4 s.
+  it("waits for a request longer than a shorter deadline's grace when the configured deadline gives it longer", async () => {
+    expect(await drainWith(1_200, 400), 'a grace of 600 ms').to.deep.equal({ answer: 200, cut: [] });
+    const short = await drainWith(400, 400);
+    expect(short.cut, 'a grace of 200 ms').to.deep.equal([1]);
+    expect(short.answer).to.be.instanceOf(Error);
+  });
+
   // A request still unanswered when the grace ends has its connection closed, the client a reset:
   // the shutdown said nothing of it, so an operator could not tell a clean drain from one that cut.
   it('closes a connection whose request outlives the grace, and says how many it cut', async () => {
