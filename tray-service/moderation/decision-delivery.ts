@@ -20,6 +20,7 @@ import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
 import { closeQueueAtGate, createStorageGate } from '../storage/storage-gate.ts';
+import { runPastStorageFailures } from '../storage/run-past-storage-failures.ts';
 import { signDecision } from './sign-decision.ts';
 
 /** Decisions travel to MODERATION_WEBHOOK_URL through their own queue, so a slow or failing
@@ -156,6 +157,8 @@ export interface DecisionDeliveryDeps {
   concurrency?: number;
   /** Asks the process to stop (exit 1) when bull could not start taking deliveries. */
   onStopped?: (reason: string) => void;
+  /** The first wait after the storage said "not now" (runPastStorageFailures; tests shorten it). */
+  storageBusyFirstWaitMs?: number;
 }
 
 /**
@@ -193,16 +196,15 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
       change.catch(() => undefined);
     },
   });
-  const fromStorage = async <T>(call: () => Promise<T>): Promise<T> => {
-    for (;;) {
-      await gate.whenOpen();
-      try {
-        return await call();
-      } catch (error) {
-        if (!(await gate.isOutage())) throw error;
-      }
-    }
-  };
+  // And as the worker's jobs, a delivery waits out a database that answers but takes no writes (a
+  // full disk: the endpoint had the decision again on every attempt, and the last left it pending
+  // for good), says "not now" or lost its connection: none of these spends an attempt.
+  const fromStorage = <T>(decisionId: string, call: () => Promise<T>): Promise<T> =>
+    runPastStorageFailures(gate, call, {
+      logger: deps.logger,
+      job: { decisionId },
+      ...(deps.storageBusyFirstWaitMs === undefined ? {} : { busyFirstWaitMs: deps.storageBusyFirstWaitMs }),
+    });
   /** Set by close(): bull's set-up that close cut short is no failure. */
   let closed = false;
   /** Deliveries in flight, parked ones included: the shutdown cuts the queue after the others. */
@@ -210,7 +212,7 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
   /** Deliveries whose handler runs: the shutdown closes the storage their outcome is stored in next. */
   const handlers = trackJobHandlers(deps.queue);
   const processing = deps.queue.process(deps.concurrency ?? 2, async (job) => {
-    const doc = await fromStorage(() => deps.decisions.get(job.data.decisionId));
+    const doc = await fromStorage(job.data.decisionId, () => deps.decisions.get(job.data.decisionId));
     if (!doc || doc.delivery === 'delivered') return;
     const body = JSON.stringify(toDecisionView(doc));
     const signature = signDecision(deps.secret, Math.floor(clock().getTime() / 1000), body);
@@ -230,9 +232,9 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     }
     await response.body?.cancel();
     if (!response.ok) throw new Error(`moderation webhook answered HTTP ${response.status}`);
-    await fromStorage(() => deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock())).catch(
-      (error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)),
-    );
+    await fromStorage(doc.id, () =>
+      deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock()),
+    ).catch((error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)));
   });
   watchProcessing(processing, {
     name: 'decision',
@@ -262,14 +264,17 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
       // delivered now if the database answers; otherwise the next attempt delivers it again (the
       // endpoint drops repeats by Idempotency-Key).
       deps.logger.warn({ decisionId, attempts, err: error.message }, 'decision delivered, not recorded');
-      if (final) await deps.decisions.markDelivered(decisionId, attempts, clock());
+      if (final)
+        await fromStorage(decisionId, () => deps.decisions.markDelivered(decisionId, attempts, clock()));
       return;
     }
     // fetch's errors may quote the URL, credentials and all; the message is logged and stored
     // (lastError, shown by GET /admin/moderation/decisions).
     const reason = redactUrlCredentials(error.message);
     deps.logger[final ? 'error' : 'warn']({ decisionId, attempts, err: reason }, 'decision delivery failed');
-    await deps.decisions.markAttemptFailed(decisionId, attempts, reason, final);
+    await fromStorage(decisionId, () =>
+      deps.decisions.markAttemptFailed(decisionId, attempts, reason, final),
+    );
   };
   return {
     stopTaking: () => {

@@ -5,7 +5,6 @@ import type { Registry } from 'prom-client';
 import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
-import { cappedExponentialDelay } from '../../shared/queue/capped-exponential-backoff.ts';
 import { watchProcessing } from '../../shared/queue/watch-processing.ts';
 import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
@@ -18,11 +17,7 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
-import {
-  isStorageConnectionLost,
-  isStorageRefusingWrites,
-  isStorageUnavailable,
-} from '../storage/storage-unavailable.ts';
+import { OUTAGE_RETRIES, runPastStorageFailures } from '../storage/run-past-storage-failures.ts';
 import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
@@ -45,38 +40,8 @@ const POSTS_PER_FAN_OUT = 32;
  */
 const FAN_OUT_GATHER_MS = 25;
 
-/**
- * Runs of one job in a row, while the storage answers, that may meet a failed connection before
- * the next spends an attempt. After a failover behind one address every pooled connection may
- * reach the former primary, and each fails once before it is dropped: the default pool's size
- * (PG_POOL_SIZE), so a job meeting all of them still keeps its attempts.
- */
-const LOST_CONNECTION_RETRIES = 10;
-
-/**
- * Runs of one job in a row that may meet the storage down before the next spends an attempt. An
- * outage is not the job's fault, and a long one is met once (the job waits at the gate until it
- * ends); a job held through this many outages is the likelier cause of them (a statement the
- * server's backend is killed for): bounded, so that it spends its attempts and goes to the failed
- * set instead of taking the database down for ever. Jobs in flight with it that complete between
- * the outages are not held; a slower one meets them too and may spend an attempt (retried with
- * backoff). The margin is for one restart met as several (a server answering its ping before it
- * takes writes). Counted per attempt, not reset by the job's other failures in between.
- */
-export const WORKER_OUTAGE_RETRIES = 5;
-
-/**
- * A storage that answers its ping but says "not now" to a job's statements (a statement timeout in
- * a lock storm, out of connections or of memory: isStorageUnavailable) is not the
- * job's fault: the job waits and runs again, STORAGE_BUSY_WAITS times, the waits doubling from
- * STORAGE_BUSY_FIRST_WAIT_MS up to 30 s (about a minute in all), before it spends an attempt.
- * Spent at once, every job in the backlog used its 20 attempts within minutes and went to the
- * failed set while the ping, a read, still passed. Bounded, so that a job whose own statement
- * always runs out of time still spends its attempts.
- */
-const STORAGE_BUSY_WAITS = 6;
-const STORAGE_BUSY_FIRST_WAIT_MS = 1_000;
-const STORAGE_BUSY_MAX_WAIT_MS = 30_000;
+/** Outages one attempt of a job may meet before it is spent (runPastStorageFailures). */
+export const WORKER_OUTAGE_RETRIES = OUTAGE_RETRIES;
 
 export interface WorkerDeps {
   queue: BullQueue<WebhookJobData>;
@@ -112,7 +77,7 @@ export interface WorkerDeps {
 
   /** How the worker probes the storage during an outage (tests shorten it). */
   storageProbe?: Pick<StorageGateOptions, 'firstProbeMs' | 'maxProbeMs' | 'probeTimeoutMs'>;
-  /** The first wait after the storage said "not now" to a job (STORAGE_BUSY_FIRST_WAIT_MS; tests shorten it). */
+  /** The first wait after the storage said "not now" to a job (runPastStorageFailures; tests shorten it). */
   storageBusyFirstWaitMs?: number;
 }
 
@@ -210,13 +175,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ...deps.storageProbe,
   });
 
-  // The waits after a storage's "not now" or refused write: doubling from the first, capped, and
-  // without jitter (a job waits alone; it is not one of many retried by the queue at once).
-  const busyWait = {
-    firstMs: deps.storageBusyFirstWaitMs ?? STORAGE_BUSY_FIRST_WAIT_MS,
-    maxMs: STORAGE_BUSY_MAX_WAIT_MS,
-  };
-  const busyWaitMs = (waitsBefore: number) => cappedExponentialDelay(waitsBefore + 1, busyWait, () => 0);
   // `timer` adds up the job's runs only: the waits at the gate and between busy runs are no
   // processing time (tray_worker_job_duration_seconds).
   const apply = async (data: WebhookJobData, timer: { ms: number }, by: string) => {
@@ -228,51 +186,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         timer.ms += performance.now() - started;
       }
     };
-    for (let outages = 0, lostConnections = 0, busyWaits = 0, refusals = 0; ;) {
-      await gate.whenOpen(refusals > 0);
-      try {
-        const result = await run();
-        if (refusals > 0) gate.leftRefusal();
-        return result;
-      } catch (error) {
-        // Only a failure of the job's own spends an attempt; during an outage it runs again, a few
-        // outages per attempt at most (WORKER_OUTAGE_RETRIES).
-        if (await gate.isOutage()) {
-          if (++outages <= WORKER_OUTAGE_RETRIES) continue;
-          deps.logger.warn(
-            { key: data.dedupeKey, outages },
-            'job met the storage down on run after run: it spends an attempt (it may be what takes the storage down)',
-          );
-          if (refusals > 0) gate.leftRefusal();
-          throw error;
-        }
-        // The storage answers, but the job's connection failed: one made before a failover that
-        // still reaches the former primary (dropped now), or one the server ended. Not the job's
-        // fault either: it runs again on another connection. Bounded, so that a job which itself
-        // breaks its connection still spends its attempts.
-        if (isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES) continue;
-        // Read-only (still, on fresh connections) or a full disk: however long it lasts, the job
-        // waits and tries again, and the worker takes no new jobs meanwhile. Spending attempts,
-        // the whole backlog went to the failed set within minutes while the ping passed.
-        if (isStorageRefusingWrites(error)) {
-          await gate.refused(busyWaitMs(refusals));
-          refusals += 1;
-          continue;
-        }
-        if (refusals > 0) {
-          gate.leftRefusal();
-          refusals = 0;
-        }
-        if (isStorageConnectionLost(error)) throw error;
-        if (isStorageUnavailable(error) && busyWaits < STORAGE_BUSY_WAITS) {
-          const waitMs = busyWaitMs(busyWaits);
-          busyWaits += 1;
-          await gate.busy(waitMs);
-          continue;
-        }
-        throw error;
-      }
-    }
+    return runPastStorageFailures(gate, run, {
+      logger: deps.logger,
+      job: { key: data.dedupeKey },
+      ...(deps.storageBusyFirstWaitMs === undefined ? {} : { busyFirstWaitMs: deps.storageBusyFirstWaitMs }),
+    });
   };
 
   // A webhook left out of TRAY_PLATFORM_WEBHOOKS by mistake (a typo, a new region) would leave

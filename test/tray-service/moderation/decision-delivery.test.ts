@@ -22,6 +22,8 @@ import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
+import { usePostgres } from '../../support/use-postgres.ts';
+import pg from 'pg';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import type { DecisionsPort } from '../../../tray-service/storage/port.ts';
@@ -61,6 +63,8 @@ describe('moderation decision delivery', () => {
       failFinalRecord?: boolean;
       /** While `value` is true, reads of decisions and pings fail (the database gone). */
       storageDown?: { value: boolean };
+      /** The first `times` calls of `call` fail with `error` (one the database gave), the ping passing. */
+      storageErrors?: { call: 'get' | 'markDelivered'; error: Error; times: number };
     } = {},
   ) {
     const server = await startStatusServer(statuses);
@@ -77,12 +81,22 @@ describe('moderation decision delivery', () => {
     };
     const down = options.storageDown ?? { value: false };
     const gone = () => Promise.reject(new Error('database gone (the test)'));
+    const storageErrors = options.storageErrors && { ...options.storageErrors };
+    const failWith = (call: 'get' | 'markDelivered') => {
+      if (storageErrors?.call !== call || storageErrors.times <= 0) return;
+      storageErrors.times -= 1;
+      throw storageErrors.error;
+    };
     const delivery = startDecisionDelivery({
       queue,
       ping: () => (down.value ? gone() : suite.storage.ping()),
       decisions: {
-        get: (id) => (down.value ? gone() : decisions.get(id)),
+        get: async (id) => {
+          failWith('get');
+          return down.value ? gone() : decisions.get(id);
+        },
         markDelivered: async (...args) => {
+          failWith('markDelivered');
           failOnce('markDelivered');
           return decisions.markDelivered(...args);
         },
@@ -100,6 +114,7 @@ describe('moderation decision delivery', () => {
       timeoutMs: options.timeoutMs ?? 2_000,
       logger: options.logger ?? logger,
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      storageBusyFirstWaitMs: 10,
     });
     const step = createModerationStep({
       rules: [rule],
@@ -373,6 +388,62 @@ describe('moderation decision delivery', () => {
       const { server, decisions, step, close } = await setup([200], 1, { failFirst: ['markDelivered'] });
       try {
         const event = eventDoc({ data: { post: { postId: 'p-7', text: 'spam' } } });
+        await step(event);
+        const settled = await settledDecision(decisions, event.key);
+        expect(settled.delivery).to.equal('delivered');
+        expect(server.requests).to.have.lengthOf(1);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  // A database that answers its ping but refuses writes (a standby after a failover, a full disk)
+  // or says "not now" (a statement timeout) is not the delivery's fault: spending attempts, the
+  // endpoint had the decision again on every one, and the last left it pending or failed for good.
+  describe('when its database answers but refuses writes or says "not now"', () => {
+    const provoked = async (...statements: string[]) => {
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      try {
+        for (const statement of statements) await client.query(statement);
+      } catch (error) {
+        return error as Error;
+      } finally {
+        await client.end();
+      }
+      throw new Error('the database gave no error');
+    };
+    const postgres = usePostgres();
+
+    it('records a delivery the database refused to record at first, delivering it once', async () => {
+      const readOnly = await provoked(
+        'SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY',
+        'CREATE TABLE never_made (id int)',
+      );
+      expect((readOnly as { code?: string }).code).to.equal('25006');
+      const { server, decisions, step, close } = await setup([200], 2, {
+        storageErrors: { call: 'markDelivered', error: readOnly, times: 3 },
+      });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-ro', text: 'spam' } } });
+        await step(event);
+        const settled = await settledDecision(decisions, event.key);
+        expect(settled.delivery).to.equal('delivered');
+        expect(server.requests).to.have.lengthOf(1);
+      } finally {
+        await close();
+      }
+    });
+
+    it('reads the decision again after "not now", without spending its only attempt', async () => {
+      const timedOut = await provoked('SET statement_timeout = 1', 'SELECT pg_sleep(1)');
+      expect((timedOut as { code?: string }).code).to.equal('57014');
+      const { server, decisions, step, close } = await setup([200], 1, {
+        storageErrors: { call: 'get', error: timedOut, times: 2 },
+      });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-busy', text: 'spam' } } });
         await step(event);
         const settled = await settledDecision(decisions, event.key);
         expect(settled.delivery).to.equal('delivered');
