@@ -4,8 +4,9 @@ import { wait } from '../request/wait.ts';
 import { openConnection } from './open-connection.ts';
 import { readSse } from './read-sse.ts';
 import { reconnectWait, type ReconnectPolicy } from './reconnect-delay.ts';
-import { createSseParser } from './sse-parser.ts';
+import { createSseParser, MAX_EVENT_CHARS } from './sse-parser.ts';
 import { streamSettings, type StreamSettings } from './stream-settings.ts';
+import { TrayStreamError } from './tray-stream-error.ts';
 import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
 
 /**
@@ -65,7 +66,10 @@ export interface TrayStreamOptions {
   /**
    * Told of each failure the stream waits out rather than ends on, before the wait (`retryInMs`):
    * a connection that could not open (no answer, 429, 5xx: a TrayApiError or the fetch's error),
-   * a `getToken` that failed after a wait, the token just refused given back. An app that sees
+   * a `getToken` that failed after a wait, the token just refused given back, and a stream that
+   * opened but came to nothing (a TrayStreamError: it ended at once or right after its opening
+   * `unread`, on a damaged or oversized event, or silent for `idleTimeoutMs`); not a stream that
+   * was served and then ended (a service restarting), which is no failure. An app that sees
    * the same error over and over (its sign-in has ended) aborts `signal`; the stream itself goes
    * on trying, as an outage of any length may end.
    */
@@ -164,11 +168,15 @@ async function* streamEvents(
    * later reconnect by that much.
    */
   let serviceRetryMs: number | undefined;
-  /** Tells onError, then waits out `error` as the backoff says (an onError that throws ends the iteration). */
-  const waitOut = async (error: unknown, retryAfterMs: number | undefined) => {
+  /**
+   * Waits as the backoff says before the next attempt, telling onError of the failure waited out
+   * first, if any (an onError that throws ends the iteration). Boxed: a getToken may reject with
+   * undefined.
+   */
+  const waitOut = async (retryAfterMs: number | undefined, failure?: { error: unknown }) => {
     state('waiting');
     const ms = reconnectWait(attempt, policy, retryAfterMs);
-    options.onError?.(error, ms);
+    if (failure) options.onError?.(failure.error, ms);
     await pause(ms, signal);
     attempt += 1;
   };
@@ -184,7 +192,7 @@ async function* streamEvents(
         } catch (error) {
           if (signal.aborted) return;
           if (!askingAfterWait) throw error;
-          await waitOut(error, undefined);
+          await waitOut(undefined, { error });
           continue;
         }
       }
@@ -205,7 +213,7 @@ async function* streamEvents(
         if (refusals > 1 && token === refused && sameTokenWaits < MAX_SAME_TOKEN_WAITS) {
           // The very token refused, given back (a cache whose clock has not reached what the
           // service refuses it for): waited for, as an outage is, before asking again.
-          await waitOut(connection.error, undefined);
+          await waitOut(undefined, { error: connection.error });
           sameTokenWaits += 1;
           // Asked after a wait, as refused still: a failure of it (the token endpoint down) is
           // waited out too.
@@ -216,7 +224,7 @@ async function* streamEvents(
         continue;
       }
       if (connection.kind === 'unavailable') {
-        await waitOut(connection.error, connection.retryAfterMs ?? serviceRetryMs);
+        await waitOut(connection.retryAfterMs ?? serviceRetryMs, { error: connection.error });
         afterWait();
         continue;
       }
@@ -227,7 +235,10 @@ async function* streamEvents(
       sameTokenWaits = 0;
       const parser = createSseParser();
       const openedAt = performance.now();
-      let garbled = false;
+      /** Why it ended on a damaged event (not JSON, too large): the reconnect asks for it again. */
+      let damaged: TrayStreamError | undefined;
+      /** readSse gave the body up as silent for idleTimeoutMs. */
+      let idle = false;
       /** The stream's opening `unread` (after `reset`, if any) has come; events after it count. */
       let started = false;
       /** Served past its opening: an event after the first `unread`. */
@@ -241,7 +252,8 @@ async function* streamEvents(
         lastEventId = parser.lastEventId;
         tellResumePoint();
       };
-      for await (const message of readSse(connection.body, parser, idleTimeoutMs, afterChunk)) {
+      const onIdle = () => void (idle = true);
+      for await (const message of readSse(connection.body, parser, idleTimeoutMs, afterChunk, onIdle)) {
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
         if (signal.aborted) return;
@@ -257,7 +269,11 @@ async function* streamEvents(
         // for a dropped connection, so the reconnect asks for this event again rather than the app
         // losing it or the iteration ending on a SyntaxError.
         if (known && data === undefined) {
-          garbled = true;
+          const at = message.id === '' ? '' : ` (id ${message.id})`;
+          damaged = new TrayStreamError(
+            'damaged-event',
+            `a "${message.event}" event${at} arrived damaged: its data is not JSON; asking for it again`,
+          );
           break;
         }
         // Every stream opens with `unread` (after `reset`, if any), written before the service reads
@@ -279,7 +295,12 @@ async function* streamEvents(
       }
       if (signal.aborted) return;
       // An event too large to be the service's (sse-parser.ts) is damaged, as garbled data is.
-      if (parser.overflowed) garbled = true;
+      if (parser.overflowed)
+        damaged ??= new TrayStreamError(
+          'oversized-event',
+          `an event or a line grew past ${MAX_EVENT_CHARS} characters without its end; dropped`,
+        );
+      const garbled = damaged !== undefined;
       // The id of a block without data, which yields no message; not after a garbled event, which
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
@@ -294,12 +315,11 @@ async function* streamEvents(
       if (steady && !garbled) attempt = 0;
       // The service's own `retry:` (sent when it shuts down, spread over clients) wins over a shorter
       // backoff, up to maxMs.
-      state('waiting');
       if (parser.retryMs !== undefined) serviceRetryMs = parser.retryMs;
       // Served since, and ended without one: the outage it was sent for is over.
       else if (steady && !garbled) serviceRetryMs = undefined;
-      await pause(reconnectWait(attempt, policy, serviceRetryMs), signal);
-      attempt += 1;
+      const failure = damaged ?? endFailure({ idle, idleTimeoutMs, steady, started });
+      await waitOut(serviceRetryMs, failure && { error: failure });
       afterWait();
       // After `expired` the token has reached its `exp` by the service's clock: asked for as
       // refused, so a cache whose clock is behind does not give it back (its ticket would be
@@ -312,6 +332,31 @@ async function* streamEvents(
     // (after `replaced`) or reconnecting (after a refusal while waiting).
     state('closed');
   }
+}
+
+/**
+ * What onError is told of a stream that opened and ended on no damaged event: a failure, as a
+ * connection's is, when it went silent or was not steady (docs/client.md, "Reconnects"); nothing
+ * for a steady one that ended (a service restarting after serving it a while, a token's `expired`).
+ */
+function endFailure(end: {
+  idle: boolean;
+  idleTimeoutMs: number;
+  steady: boolean;
+  started: boolean;
+}): TrayStreamError | undefined {
+  if (end.idle)
+    return new TrayStreamError(
+      'idle-timeout',
+      `nothing came for ${end.idleTimeoutMs} ms (idleTimeoutMs): the connection was taken for dead`,
+    );
+  if (end.steady) return undefined;
+  return new TrayStreamError(
+    'ended-early',
+    end.started
+      ? 'the stream ended right after its opening `unread`, having served nothing'
+      : 'the stream ended at once, before its opening `unread`',
+  );
 }
 
 /** The `streamId` of an `opened` event's data, or undefined when it holds none. */

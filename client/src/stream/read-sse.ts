@@ -12,6 +12,8 @@ export async function* readSse(
   idleTimeoutMs: number,
   /** Called once the events of each chunk are all taken: the parser's state is then the caller's. */
   afterChunk: () => void = () => undefined,
+  /** Called when the body is given up as silent (idleTimeoutMs): a failure the caller tells. */
+  onIdle: () => void = () => undefined,
 ): AsyncGenerator<SseMessage, void, undefined> {
   const reader = body.getReader();
   // One decoder for the whole body: a character may be split across two chunks.
@@ -19,7 +21,10 @@ export async function* readSse(
   try {
     for (;;) {
       // Cancelling the reader ends the pending read with `done` and closes the connection.
-      const idle = setTimeout(() => void reader.cancel().catch(() => undefined), idleTimeoutMs);
+      const idle = setTimeout(() => {
+        onIdle();
+        void reader.cancel().catch(() => undefined);
+      }, idleTimeoutMs);
       // A read fails when the connection drops or the caller aborts: either way this stream is over.
       const chunk = await reader.read().catch(() => undefined);
       clearTimeout(idle);

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { unauthorizedCodes } from '../../../client/src/generated/tray-api-types.ts';
 import type { TokenRequest } from '../../../client/src/get-token.ts';
 import { TrayApiError } from '../../../client/src/tray-api-error.ts';
-import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
+import { openTrayStream, TrayStreamError, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
 import { MAX_EVENT_CHARS } from '../../../client/src/stream/sse-parser.ts';
 import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
 import { commentEvent, minute } from '../../tray-service/worker/event-builder.ts';
@@ -12,7 +12,13 @@ import { named, openSse, type SseStream } from '../../tray-service/live/support/
 import { useClientTarget } from '../support/client-target.ts';
 import { useScriptedServers } from '../support/scripted-servers.ts';
 import { collectStream } from './support/collect-stream.ts';
-import { eventStreamHead, scriptedStream, sseEvent, type ScriptedStream } from './support/scripted-stream.ts';
+import {
+  eventStreamHead,
+  openedEvent,
+  scriptedStream,
+  sseEvent,
+  type ScriptedStream,
+} from './support/scripted-stream.ts';
 
 describe('openTrayStream against the tray service', function () {
   this.timeout(30_000);
@@ -606,7 +612,8 @@ describe('openTrayStream against a scripted event stream', function () {
       const script = scriptedStream((res) => {
         res.writeHead(200, eventStreamHead);
         res.write(sseEvent('unread', String((streams += 1)), unread(streams)));
-        if (streams === 1) res.end();
+        // Served (an event past its `unread`), then ended: a restart, which onError is not told of.
+        if (streams === 1) res.end(sseEvent('read', '1r', { ids: ['r-1'] }));
       });
       let asked = 0;
       const told: { message: string; retryInMs: number }[] = [];
@@ -625,7 +632,7 @@ describe('openTrayStream against a scripted event stream', function () {
       // ever): each failure, with the wait before the next try, which grows.
       expect(told.map((entry) => entry.message)).to.deep.equal(['fetch failed 2', 'fetch failed 3']);
       for (const { retryInMs } of told) expect(retryInMs).to.be.within(10, 20);
-      expect(stream.events.map((event) => event.event)).to.deep.equal(['unread', 'unread']);
+      expect(stream.events.map((event) => event.event)).to.deep.equal(['unread', 'read', 'unread']);
 
       const failing = scriptedStream(() => expect.fail('no stream was opened'));
       const first = await open(failing, { getToken: () => Promise.reject(new Error('signed out')) });
@@ -642,7 +649,8 @@ describe('openTrayStream against a scripted event stream', function () {
         (res) => {
           res.writeHead(200, eventStreamHead);
           res.write(sseEvent('unread', String((streams += 1)), unread(streams)));
-          if (streams === 1) res.end();
+          // Served, then ended (a restart): not a failure onError is told of.
+          if (streams === 1) res.end(sseEvent('read', '1r', { ids: ['r-1'] }));
         },
         (res, req) => {
           const expired = req.headers.authorization === 'Bearer token-2';
@@ -996,6 +1004,139 @@ describe('openTrayStream against a scripted event stream', function () {
       times.slice(1).forEach((time, step) => {
         expect(time - times[step]!, `gap ${step}`).to.be.at.least((initialMs * 2 ** step) / 2);
       });
+    });
+  });
+
+  // A service whose storage is down answers the stream, sends `opened` and `unread`, and ends it
+  // when the catch-up read fails: the client backed off for as long as the outage lasted, and
+  // onError, which the docs say is told of every failure waited out, heard nothing of it.
+  describe('when a stream that opened comes to nothing (onError)', () => {
+    /** What onError was told: each error's name, code and message, and the wait after it. */
+    const recordErrors = () => {
+      const told: { name: string; code: unknown; message: string; retryInMs: number }[] = [];
+      const onError = (error: unknown, retryInMs: number) => {
+        expect(error).to.be.instanceOf(TrayStreamError);
+        const { name, code, message } = error as TrayStreamError;
+        told.push({ name, code, message, retryInMs });
+      };
+      return { told, onError };
+    };
+
+    it('tells it of each stream that ended at once or right after its opening `unread`, as `ended-early`', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        // At once (nothing; `opened` alone), right after `unread` (and `reset`), then held open.
+        const opening = [
+          '',
+          openedEvent(index),
+          openedEvent(index) + sseEvent('unread', `u${index}`, unread(index)),
+          openedEvent(index) +
+            sseEvent('reset', `r${index}`, {}) +
+            sseEvent('unread', `u${index}`, unread(index)),
+        ][index];
+        if (opening === undefined) res.write(openedEvent(index) + sseEvent('unread', 'live', unread(index)));
+        else res.end(opening);
+      });
+      const { told, onError } = recordErrors();
+      // A maxMs no stream here stays open for, however loaded the machine: none taken for steady.
+      const reconnect = { initialMs: 20, maxMs: 5_000 };
+      const { stream } = await open(script, { onError, reconnect });
+      await stream.next('unread', { match: (event) => event.id === 'live' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(told.map((entry) => entry.code)).to.deep.equal([
+        'ended-early',
+        'ended-early',
+        'ended-early',
+        'ended-early',
+      ]);
+      expect(told.map((entry) => entry.name)).to.deep.equal(Array(4).fill('TrayStreamError'));
+      expect(told[0]!.message).to.include('at once');
+      expect(told[1]!.message).to.include('at once');
+      expect(told[2]!.message).to.include('right after its opening `unread`');
+      expect(told[3]!.message).to.include('right after its opening `unread`');
+      // The waits the backoff took, doubling with each failure, as before.
+      told.forEach(({ retryInMs }, step) => {
+        const full = reconnect.initialMs * 2 ** step;
+        expect(retryInMs, `wait ${step}`).to.be.within(full / 2, full);
+      });
+      // Resumed after the events yielded, as before.
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([
+        null,
+        null,
+        'o1',
+        'u2',
+        'u3',
+      ]);
+    });
+
+    it('tells it nothing of a stream that was served and then ended (a service restarting)', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(openedEvent(index) + sseEvent('unread', `u${index}`, unread(0)));
+        if (index === 0) res.end(sseEvent('read', 'r0', { ids: ['r-0'] }));
+      });
+      const { told, onError } = recordErrors();
+      const { stream } = await open(script, { onError });
+      await stream.next('unread', { match: (event) => event.id === 'u1' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(told).to.deep.equal([]);
+    });
+
+    it('tells it of a damaged event, as `damaged-event`, naming the event', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', `u${index}`, unread(0)));
+        if (index === 0) res.write('event: read\nid: 2\ndata: {"ids":\n\n');
+      });
+      const { told, onError } = recordErrors();
+      const { stream } = await open(script, { onError });
+      await stream.next('unread', { match: (event) => event.id === 'u1' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(told.map((entry) => entry.code)).to.deep.equal(['damaged-event']);
+      expect(told[0]!.message).to.include('"read"').and.include('not JSON');
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, 'u0']);
+    });
+
+    it('tells it of an event that grew past MAX_EVENT_CHARS, as `oversized-event`', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', `u${index}`, unread(0)));
+        if (index > 0) return;
+        res.write('event: record\nid: 9\ndata: ');
+        const chunk = 'x'.repeat(1024 * 1024);
+        const more = (left: number): void => {
+          if (left === 0 || res.destroyed) return;
+          if (res.write(chunk)) setImmediate(() => more(left - 1));
+          else res.once('drain', () => more(left - 1));
+        };
+        more(Math.ceil(MAX_EVENT_CHARS / chunk.length) + 4);
+      });
+      const { told, onError } = recordErrors();
+      const { stream } = await open(script, { onError });
+      await stream.next('unread', { match: (event) => event.id === 'u1', timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(told.map((entry) => entry.code)).to.deep.equal(['oversized-event']);
+      expect(told[0]!.message).to.include(String(MAX_EVENT_CHARS));
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, 'u0']);
+    });
+
+    it('tells it of a stream silent for idleTimeoutMs, as `idle-timeout`', async () => {
+      const idleTimeoutMs = 500;
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', `u${index}`, unread(0)));
+        if (index === 0) return;
+        const beat = setInterval(() => res.write(': hb\n\n'), 50);
+        res.on('close', () => clearInterval(beat));
+      });
+      const { told, onError } = recordErrors();
+      // Three times idleTimeoutMs: the heartbeats of the second stream share this event loop.
+      const { stream } = await open(script, { onError, idleTimeoutMs: idleTimeoutMs * 3 });
+      await stream.next('unread', { match: (event) => event.id === 'u1', timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(told.map((entry) => entry.code)).to.deep.equal(['idle-timeout']);
+      expect(told[0]!.message).to.include(`${idleTimeoutMs * 3} ms`);
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, 'u0']);
     });
   });
 

@@ -34,15 +34,22 @@ describe('readSse', () => {
     const { stream, controller, state } = body();
     controller.enqueue(new TextEncoder().encode('event: unread\ndata: {}\n\n'));
     const started = Date.now();
-    expect(await collect(readSse(stream, createSseParser(), 200))).to.deep.equal(['unread:{}']);
+    let idle = 0;
+    const read = readSse(stream, createSseParser(), 200, undefined, () => (idle += 1));
+    expect(await collect(read)).to.deep.equal(['unread:{}']);
     expect(Date.now() - started).to.be.within(150, 2_000);
     expect(state.cancelled).to.equal(true);
+    // The caller tells the app why the stream ended (onError's `idle-timeout`).
+    expect(idle).to.equal(1);
   });
 
   it('ends without throwing when the body fails (a dropped connection)', async () => {
     const { stream, controller } = body();
     controller.enqueue(new TextEncoder().encode('event: unread\ndata: {}\n\n'));
     setTimeout(() => controller.error(new TypeError('terminated')), 50);
-    expect(await collect(readSse(stream, createSseParser(), 5_000))).to.deep.equal(['unread:{}']);
+    let idle = 0;
+    const read = readSse(stream, createSseParser(), 5_000, undefined, () => (idle += 1));
+    expect(await collect(read)).to.deep.equal(['unread:{}']);
+    expect(idle, 'not silent: dropped').to.equal(0);
   });
 });

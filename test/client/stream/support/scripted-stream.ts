@@ -62,6 +62,10 @@ function sellTicket(res: ServerResponse): void {
 export const sseEvent = (event: string, id: string, data: unknown) =>
   `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/** The `opened` event the service writes first on every stream, naming the stream (`streamId`). */
+export const openedEvent = (index: number) =>
+  sseEvent('opened', `o${index}`, { streamId: `0000000a${index}-00000000-0000-4000-8000-000000000000` });
+
 /** The headers of an event stream, as the service writes them. */
 export const eventStreamHead = {
   'Content-Type': 'text/event-stream; charset=utf-8',
