@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import { moderationActions, type ModerationAction } from './moderation-action.ts';
 import type { StoredEvent } from './stored-event.ts';
+import { mostSevere } from './event-moderation.ts';
 
 /** One rule's finding about one piece of content of an event. */
 export interface ModerationDecision {
   action: ModerationAction;
   /** Human-readable, e.g. `blocklisted words: "spam"`. */
   reason: string;
-  /** What the decision is about, e.g. { type: 'comment', id: 'cm-7' }; unique within the event. */
+  /**
+   * What the decision is about, e.g. { type: 'comment', id: 'cm-7' }. A rule's decisions about one
+   * subject are taken as one (checkedDecisions).
+   */
   subject: { type: string; id: string };
   /** The user responsible for the content (author), when the event names one. */
   userId?: string;
@@ -44,7 +48,7 @@ export function checkedDecisions(answer: unknown): { decisions: ModerationDecisi
           ? 'evaluate returned a Promise: a rule decides synchronously, from the event alone'
           : `evaluate returned ${answer === null ? 'null' : typeof answer}, not an array of decisions`,
     };
-  const decisions: ModerationDecision[] = [];
+  const bySubject = new Map<string, ModerationDecision>();
   for (const [index, decision] of answer.entries()) {
     const parsed = decisionShape.safeParse(decision);
     if (!parsed.success) {
@@ -52,7 +56,24 @@ export function checkedDecisions(answer: unknown): { decisions: ModerationDecisi
       const path = [index, ...(issue?.path ?? [])].join('.');
       return { problem: `decision ${path}: ${issue?.message ?? 'invalid'}` };
     }
-    decisions.push(parsed.data);
+    const subject = JSON.stringify([parsed.data.subject.type, parsed.data.subject.id]);
+    const earlier = bySubject.get(subject);
+    bySubject.set(subject, earlier ? merged(earlier, parsed.data) : parsed.data);
   }
-  return { decisions };
+  return { decisions: [...bySubject.values()] };
+}
+
+/**
+ * Two decisions of one rule about one subject, as the one a decision's id allows (one per event,
+ * rule and subject): the most severe action, each distinct reason in order, the first user named.
+ * Stored as given, one engine kept the first and the other the last.
+ */
+function merged(a: ModerationDecision, b: ModerationDecision): ModerationDecision {
+  const reasons = a.reason.split('; ');
+  return {
+    action: mostSevere(a.action, b.action) ?? a.action,
+    reason: reasons.includes(b.reason) ? a.reason : `${a.reason}; ${b.reason}`,
+    subject: a.subject,
+    ...(a.userId !== undefined ? { userId: a.userId } : b.userId !== undefined ? { userId: b.userId } : {}),
+  };
 }

@@ -146,6 +146,28 @@ describe('moderation step (worker step d)', () => {
       });
   });
 
+  // Decisions are one per (event, rule, subject): two of one rule about one subject were merged by
+  // the storage, PostgreSQL keeping the last and MongoDB the first while the event's outcome
+  // counted both, so `?moderation=ban-request` listed an event whose one decision was a flag.
+  describe('with a rule that decides twice about one subject', () => {
+    it('stores one decision: the most severe action, both reasons', async () => {
+      const twice: ModerationRule = {
+        name: 'twice',
+        evaluate: () => [
+          { action: 'flag', reason: 'links', subject: { type: 'post', id: 'p-9' }, userId: 'u-ana' },
+          { action: 'ban-request', reason: 'known scam', subject: { type: 'post', id: 'p-9' } },
+          { action: 'flag', reason: 'links', subject: { type: 'post', id: 'p-9' } },
+        ],
+      };
+      const step = createModerationStep({ rules: [twice], decisions: suite.storage.decisions, logger });
+      const event = spamPost();
+      expect(await step(event)).to.equal('ban-request');
+      const stored = await decisionsOf(event.key);
+      expect(stored).to.have.lengthOf(1);
+      expect(stored[0]).to.include({ action: 'ban-request', reason: 'links; known scam', userId: 'u-ana' });
+    });
+  });
+
   describe('with a clean event', () => {
     it('stores nothing', async () => {
       const step = createModerationStep({
