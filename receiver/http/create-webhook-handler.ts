@@ -86,6 +86,20 @@ const reasonOf: Partial<Record<ErrorKind, RejectReason>> = {
 };
 
 /**
+ * Where a delivery refused for its address came from: the connection's address and the
+ * X-Forwarded-For it sent (cut to 200 characters), so the line names the address to allow (the
+ * platform sending from a new range) or the header a proxy wrote wrongly (`ip:port` entries),
+ * which the refusal's message cannot tell apart from a scanner's. Neither is a secret.
+ */
+function sourceOf(req: IncomingMessage): { remoteAddress?: string; forwardedFor?: string } {
+  // Node joins repeated X-Forwarded-For lines into one string.
+  const forwarded = req.headers['x-forwarded-for'];
+  return {
+    ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
+    ...(typeof forwarded === 'string' ? { forwardedFor: forwarded.slice(0, 200) } : {}),
+  };
+}
+/**
  * POST on the webhook path: the HTTP adapter of the receiver's decision
  * (decision/create-delivery-decider.ts), on Node's own request and response. It reads the body
  * between the decision's two halves, then dedupes and enqueues within the budget or spools, counts
@@ -132,7 +146,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   // only) is refused on every delivery until someone looks: the first refusal of each reason is
   // logged at warn, then at most one line a minute saying how many went unlogged in between.
   const refusalsLogged = new Map<RejectReason, { at: number; unlogged: number }>();
-  const logRefusal = (reason: RejectReason, error: AppError) => {
+  const logRefusal = (reason: RejectReason, error: AppError, req: IncomingMessage) => {
     const at = now().getTime();
     const last = refusalsLogged.get(reason);
     if (last && at - last.at < REFUSAL_LOG_EVERY_MS) {
@@ -142,7 +156,13 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     }
     refusalsLogged.set(reason, { at, unlogged: 0 });
     logger.warn(
-      { reason, status: error.status, message: error.message, ...(last ? { unlogged: last.unlogged } : {}) },
+      {
+        reason,
+        status: error.status,
+        message: error.message,
+        ...(reason === 'forbidden' ? sourceOf(req) : {}),
+        ...(last ? { unlogged: last.unlogged } : {}),
+      },
       'webhook refused (one line a minute per reason; webhook_rejected_total counts every one)',
     );
   };
@@ -157,7 +177,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     log: string | false = error.status >= 500 ? error.message : false,
   ) => {
     metrics.rejected.inc({ reason });
-    if (error.status < 500) logRefusal(reason, error);
+    if (error.status < 500) logRefusal(reason, error, req);
     const requestId = error.status >= 500 ? requestIdOf(req.headers) : undefined;
     if (log !== false && requestId !== undefined) logFailure(req, error.cause ?? error, log, requestId);
     writeErrorReply(res, securityHeaders, error, requestId);

@@ -565,4 +565,38 @@ describe('POST /webhooks refused for the same reason over and over', () => {
     expect(logged[0]).to.not.have.property('signature');
     expect(JSON.stringify(logged)).to.not.include('0'.repeat(64));
   });
+
+  // The platform sending from a new egress range, or a balancer writing `ip:port` entries, refuses
+  // every delivery 403: the line must name the address to allow, or the header to fix, which a
+  // scanner's refusal does not tell apart otherwise.
+  it('names the source address and the forwarded header of a delivery refused for its address', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const handler = createWebhookHandler({
+      settings: testSettings({ allow: '10.9.0.0/16', trustProxy: '127.0.0.1' }),
+      enqueue: () => Promise.reject(new Error('not reached')),
+      spool: receiver().spool,
+      metrics: createReceiverMetrics(createMetricsRegistry('receiver', false), () => 0),
+      logger: createLogger({ name: 'test', level: 'info', destination }),
+      securityHeaders: helmetHeaders(),
+    });
+    const listener: RequestListener = (req, res) => void handler(req, res);
+    const body = channelDidCreate(`refused-${(counter += 1)}`);
+    await request(listener)
+      .post('/webhooks')
+      .set({ ...signedHeaders(body), 'x-forwarded-for': '203.0.113.9:443' })
+      .send(body)
+      .expect(403);
+    expect(logged).to.have.lengthOf(1);
+    expect(logged[0]).to.include({
+      reason: 'forbidden',
+      remoteAddress: '127.0.0.1',
+      forwardedFor: '203.0.113.9:443',
+    });
+  });
 });
