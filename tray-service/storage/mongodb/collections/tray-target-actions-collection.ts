@@ -18,10 +18,10 @@ export const trayTargetActionsCollection: CollectionSpec = {
         'find({group, processed: {$gt}}) in recomputeRacedLeaves: the community’s posts kept after a leave took its place',
     },
     {
-      name: 'action_post',
-      key: { postId: 1 },
+      name: 'action_post_action',
+      key: { postId: 1, 'activity.lastActionId': 1 },
       serves:
-        'find({postId}) in applyRemovals: the actions a removal on that post may void; in purgeKeptTombstones: whether its thread still keeps any',
+        'find({postId}) in applyRemovals: a deleted post’s thread; find({postId, activity.lastActionId}): a deleted comment or removed reaction itself; in purgeKeptTombstones: whether its thread still keeps any',
     },
     {
       name: 'action_member',
@@ -36,6 +36,8 @@ export const trayTargetActionsCollection: CollectionSpec = {
     },
     KEPT_EXPIRY_INDEX,
   ],
+  // Its key, a prefix of action_post_action's, serves nothing that one does not.
+  retiredIndexes: ['action_post'],
 };
 
 /**

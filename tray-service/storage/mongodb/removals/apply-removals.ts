@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { type Removal } from '../../../domain/removal.ts';
 import { voidedByAny } from '../../../domain/removal-voids.ts';
@@ -49,13 +49,45 @@ export interface RemovalOptions extends RecomputeOptions {
  */
 export const VOIDED_PER_NOTE = 40_000;
 
-/** The kept actions on one post (`action_post`), with what removalVoids reads of each. */
-async function actionsOnPost(db: Db, postId: string): Promise<VoidedAction[]> {
-  const docs = await db
-    .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-    .find({ postId }, { projection: { _id: 1, group: 1, activity: 1, expiresAt: 1 } })
-    .toArray();
-  return docs.map(({ _id, group, activity, expiresAt }) => ({ _id, group, activity, expiresAt, postId }));
+/**
+ * The filters that find every kept action a removal may void (removalVoids), each served by an
+ * index: a deleted post's whole thread by its post (`action_post_action`); a comment or reaction
+ * itself by its post and action id, and what is on a comment (replies, reactions, mentions in it)
+ * by the comment's groups (`action_group_actor`). An unlike read every action kept on its post,
+ * 100,000 on a popular one, to find its own. One find each: FerretDB filters an $or or $in over
+ * the whole collection.
+ */
+function candidateFilters(removal: Removal): Filter<TargetActionDoc>[] {
+  const { postId, id } = removal;
+  switch (removal.kind) {
+    case 'post':
+      return [{ postId }];
+    case 'reaction':
+      return [{ postId, 'activity.lastActionId': id }];
+    case 'comment':
+      return [
+        { postId, 'activity.lastActionId': id },
+        ...['mentreply', 'mentreact', 'mention'].map((verb) => ({ group: recordGroup(verb, id) })),
+      ];
+  }
+}
+
+/** The kept actions the removals void, each once, with what the removal notes of each. */
+async function voidedActions(db: Db, removals: readonly Removal[]): Promise<VoidedAction[]> {
+  const actions = db.collection<TargetActionDoc>(TRAY_TARGET_ACTIONS);
+  // On the removals' posts only, as a removal's work is noted and looked up by its post.
+  const posts = new Set(removals.map((removal) => removal.postId));
+  const found = new Map<string, VoidedAction>();
+  for (const removal of removals)
+    for (const filter of candidateFilters(removal)) {
+      const docs = await actions
+        .find(filter, { projection: { _id: 1, group: 1, activity: 1, expiresAt: 1, postId: 1 } })
+        .toArray();
+      for (const { _id, group, activity, expiresAt, postId } of docs)
+        if (!found.has(_id) && postId !== undefined && posts.has(postId) && voidedByAny(removals, activity))
+          found.set(_id, { _id, group, activity, expiresAt, postId });
+    }
+  return [...found.values()];
 }
 
 /**
@@ -166,10 +198,7 @@ export async function applyRemovals(
   const now = options.now();
   await storeTombstones(db, removals, { now, retentionDays: options.retentionDays });
   const postIds = [...new Set(removals.map((removal) => removal.postId))];
-  const voided: VoidedAction[] = [];
-  for (const postId of postIds)
-    for (const action of await actionsOnPost(db, postId))
-      if (voidedByAny(removals, action.activity)) voided.push(action);
+  const voided = await voidedActions(db, removals);
   const expiresAt = new Date(now + options.retentionDays * DAY_MS);
   const noted = workOf(voided, expiresAt, options.voidedPerNote ?? VOIDED_PER_NOTE);
   if (noted.length > 0) await insertCoalesced<RemovalWorkDoc>(db, TRAY_REMOVAL_WORK, noted);

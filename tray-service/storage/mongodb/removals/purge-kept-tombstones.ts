@@ -12,7 +12,7 @@ const later = (a: Date | undefined, b: Date | undefined) => (a && b ? (a > b ? a
  * The purge of the removals' tombstones (docs/storage.md#kept-actions-live-as-long-as-their-records),
  * which no TTL index expires: a tombstone voids what arrives after it, so past its own expiry it
  * goes only once nothing could take a voided action again: no action is kept on its post's thread
- * any more (`action_post`) (their documents carry their group's expiry once past their own), and for a deleted
+ * any more (`action_post_action`) (their documents carry their group's expiry once past their own), and for a deleted
  * community post its community's `post` group is over (purge-kept-actions.ts groupKeptUntil). Else
  * it moves to the latest of those expiries (purgeKeptDocuments). A voided action dated that old
  * makes a record of its own only expired. Every filter is an equality (`_id`, `postId`, `group`) or

@@ -406,6 +406,56 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
   // then failed before its reapplyRemovals, left them to a removal stored meanwhile, which found
   // nothing to void when it ran. The retry sees the tombstone and writes nothing; it must still
   // apply the removal to what the failed try left.
+  // An unlike is the commonest removal, and lands on the busiest posts: it read every action kept on
+  // its post (100,000 reactions and comments on a popular one) to find the one it voids.
+  it('finds what a reaction’s removal voids without reading the rest of its post', async () => {
+    const comment = { commentId: 'cm-41', owner: 'u-ben', postId: 'p-41' };
+    await applyPersonalActivities(
+      mongo.db,
+      [
+        ...comments(
+          'p-41',
+          Array.from({ length: 60 }, (_, n): [string, string, number] => [`u-${n}`, `cm-41-${n}`, n + 1]),
+        ),
+        ...Array.from({ length: 5 }, (_, n) =>
+          aCommentReaction(`u-r${n}`, comment, { id: `re-41-${n}`, at: at(100 + n), userFeed: 'u-ana' }),
+        ),
+      ],
+      options,
+    );
+    let read = 0;
+    const counting = withCollectionMethod(
+      mongo.db,
+      TRAY_TARGET_ACTIONS,
+      'find',
+      (find) =>
+        ((...args: Parameters<typeof find>) => {
+          const cursor = find(...args);
+          const toArray = cursor.toArray.bind(cursor);
+          cursor.toArray = async () => {
+            const docs = await toArray();
+            read += docs.length;
+            return docs;
+          };
+          return cursor;
+        }) as typeof find,
+    );
+    const unlike: Removal = { kind: 'reaction', id: 're-41-2', postId: 'p-41', at: NOW };
+    await applyRemovals(counting, [unlike], options);
+    const left = await mongo.db
+      .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+      .find({ group: recordGroup('mentreact', 'cm-41') })
+      .toArray();
+    expect(left.map((doc) => doc.activity.lastActionId).sort()).to.deep.equal([
+      're-41-0',
+      're-41-1',
+      're-41-3',
+      're-41-4',
+    ]);
+    // The reaction's own group (its record computed again from it), none of the 60 comments.
+    expect(read).to.be.above(0).and.below(20);
+  });
+
   describe('a write retried after a try that failed past its keep, with a removal stored between', () => {
     it('a comment: the retry takes it out of the record the try wrote', async () => {
       const late = comments('p-5', [['u-ben', 'cm-5b', 1]]);
