@@ -255,6 +255,10 @@ describe('hot queries are served by an index (explain)', function () {
   it('a live stream’s catch-up, its check of removed records, and the delete-all mark it reads', async () => {
     const records = trayRecords();
     await expectServed(() => records.changedSince('u-c', 0, Date.now()));
+    // A later page, continued from the last record of the one before (an escaped key: its stored
+    // _id looked up too).
+    const after = { changedAt: 1, key: 'comment_p%5F1_u-c' };
+    await expectServed(() => records.changedSince('u-c', 0, Date.now(), { limit: 100, after }));
     // A few keys one by one, many in one query: both ways.
     await expectServed(() => records.byKeys('u-c', ['comment_p-1_u-c'], Date.now()));
     const many = Array.from({ length: 12 }, (_, n) => `comment_p-${n}_u-c`);

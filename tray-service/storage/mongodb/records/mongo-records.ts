@@ -1,5 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import { recordKey } from '../../../domain/activity.ts';
+import { decodeRecordKey } from '../../../domain/record-key.ts';
 import type { TrayVerb } from '../../../domain/tray-verb.ts';
 import {
   type LatestTimesPort,
@@ -77,6 +78,21 @@ export function createMongoRecords(
     tell?: TellMarked,
   ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, { clock, shape: toTrayRecord, tell });
 
+  /**
+   * The stored _id of the user's record handed out as `key`: the key itself, or the plain join of
+   * its parts for a record stored before keys were escaped (only a key with an escape can differ).
+   */
+  const storedIdOf = async (userId: string, key: string): Promise<string> => {
+    const identity = decodeRecordKey(key);
+    if (!identity || !key.includes('%')) return key;
+    const former = `${identity.verb}_${identity.targetId}_${identity.userId}`;
+    // That _id may spell another triple's key: the record's own fields say whose it is.
+    const found = await records.findOne(
+      { _id: former, userId },
+      { projection: { _id: 1, verb: 1, targetId: 1 } },
+    );
+    return found?.verb === identity.verb && found.targetId === identity.targetId ? former : key;
+  };
   return {
     async countUnread(userId, lastReadAt, now) {
       // No MongoDB command reads two collections at once: the last-read time first, then the count.
@@ -122,32 +138,41 @@ export function createMongoRecords(
     // A record re-created under the same _id starts at a first version of its own (firstVersion),
     // so the claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
+    // Pages continue by the stored _id, the order they are read in: for a record stored under its
+    // former plain-join key (`verb_target_user`, docs/storage.md) that is not the key it was handed
+    // out with, which sorts before it when an id holds `_` (`%5F`), and a page continued from the
+    // key read it and the ones after it again, for ever.
     async changedSince(userId, since, now, page) {
+      // A record written before live streams has no changedAt and counts as changed at 0, so it is
+      // after a negative `since` only; the missing field sorts first, as 0 would.
+      const changed = (range: Filter<TrayRecordDoc>) =>
+        records.find({ ...live(userId, now), ...range }).sort({ changedAt: 1, _id: 1 });
+      const sinceRange: Filter<TrayRecordDoc> = since >= 0 ? { changedAt: { $gt: since } } : {};
       const after = page?.after;
-      const cursor = records
-        // A record written before live streams has no changedAt and counts as changed at 0, so it
-        // is after a negative `since` only; the missing field sorts first, as 0 would, and a page
-        // that ended among such records continues with the rest of them.
-        .find({
-          ...live(userId, now),
-          ...(since >= 0 ? { changedAt: { $gt: since } } : {}),
-          ...(after
-            ? {
-                $or: [
-                  { changedAt: { $gt: after.changedAt } },
-                  {
-                    ...(after.changedAt === 0
-                      ? { changedAt: { $exists: false } }
-                      : { changedAt: after.changedAt }),
-                    _id: { $gt: after.key },
-                  },
-                ],
-              }
-            : {}),
-        })
-        .sort({ changedAt: 1, _id: 1 });
-      const changed = await (page ? cursor.limit(page.limit) : cursor).toArray();
-      return changed.map(toInboxRecord);
+      if (!page) return (await changed(sinceRange).toArray()).map(toInboxRecord);
+      if (!after) return (await changed(sinceRange).limit(page.limit).toArray()).map(toInboxRecord);
+      // A later page, as two reads that each walk user_changes from where the last page ended
+      // (no $or, which FerretDB cannot push down, and which scanned from `since` on every page):
+      // the rest of the records changed at the last one's time, then those changed after it.
+      const found: TrayRecordDoc[] = [];
+      if (since < 0 || after.changedAt > since) {
+        const afterId = await storedIdOf(userId, after.key);
+        const tie = after.changedAt === 0 ? { $exists: false } : after.changedAt;
+        found.push(
+          ...(await changed({ changedAt: tie, _id: { $gt: afterId } })
+            .limit(page.limit)
+            .toArray()),
+        );
+      }
+      if (found.length < page.limit) {
+        const from = Math.max(after.changedAt, since);
+        found.push(
+          ...(await changed({ changedAt: { $gt: from } })
+            .limit(page.limit - found.length)
+            .toArray()),
+        );
+      }
+      return found.map(toInboxRecord);
     },
     async byKeys(userId, keys, now) {
       const wanted = [...new Set(keys)];
