@@ -18,7 +18,21 @@ export function muteInForce<M extends Mute>(
 }
 
 /**
- * PUT mutes at `now`: a mute of the target in force gets the new `until` (its start stays, so what
+ * When a PUT or DELETE of the target asked at `now` takes effect: never before the latest start or
+ * removal of the target's spans. A request's time is read before it waits for the user's lock (a
+ * busy pool, another instance's clock): acting at an earlier time than the change before it, a PUT
+ * found no span in force and started a second, and a DELETE ended none, as no order of the two
+ * requests would. Pure.
+ */
+export function muteChangeTime(mutes: readonly Mute[], target: MuteTarget, now: number): number {
+  let at = now;
+  for (const mute of mutes)
+    if (sameTarget(mute, target)) at = Math.max(at, mute.createdAt, mute.removedAt ?? mute.createdAt);
+  return at;
+}
+
+/**
+ * PUT mutes at `requestedAt` (muteChangeTime): a mute of the target in force gets the new `until` (its start stays, so what
  * it held back stays held back); otherwise a new span starts now. A span that ended earlier is
  * never stretched over the time it was not in force. Pure: returns the new list.
  */
@@ -27,22 +41,24 @@ export function putMute(
   owner: string,
   target: MuteTarget,
   until: number | null,
-  now: number,
+  requestedAt: number,
 ): Mute[] {
+  const now = muteChangeTime(mutes, target, requestedAt);
   const current = muteInForce(mutes, target, now);
   if (current) return mutes.map((mute) => (mute === current ? { ...mute, until } : mute));
   return [...mutes, { userId: owner, ...target, createdAt: now, until, removedAt: null }];
 }
 
 /**
- * DELETE mutes at `now`: the span in force ends now and is kept (late deliveries dated inside it
+ * DELETE mutes at `requestedAt` (muteChangeTime): the span in force ends then and is kept (late deliveries dated inside it
  * stay held back). `removed` is false when no mute of the target was in force. Pure.
  */
 export function removeMute(
   mutes: readonly Mute[],
   target: MuteTarget,
-  now: number,
+  requestedAt: number,
 ): { mutes: Mute[]; removed: boolean } {
+  const now = muteChangeTime(mutes, target, requestedAt);
   const current = muteInForce(mutes, target, now);
   if (!current) return { mutes: [...mutes], removed: false };
   return {

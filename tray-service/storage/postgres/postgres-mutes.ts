@@ -16,6 +16,20 @@ export const MUTE_COLUMNS = 'user_id, target_type, target_id, created_at, until_
 const inForceAt = (at: string) => `user_id = $1 AND created_at <= ${at}
   AND (until_at IS NULL OR until_at > ${at}) AND (removed_at IS NULL OR removed_at > ${at})`;
 
+/**
+ * When a PUT or DELETE of ($2, $3) asked at $4 takes effect: never before the target's latest span
+ * start or removal (domain/mute-changes.ts muteChangeTime). Read under the user's lock.
+ */
+async function changeTime(client: pg.PoolClient, userId: string, target: MuteTarget, now: number) {
+  const { rows } = await client.query<{ at: string | null }>(
+    `SELECT max(GREATEST(created_at, COALESCE(removed_at, created_at)))::text AS at FROM tray_mutes
+     WHERE user_id = $1 AND target_type = $2 AND target_id = $3`,
+    [userId, target.targetType, target.targetId],
+  );
+  const latest = rows[0]?.at;
+  return latest === null || latest === undefined ? now : Math.max(now, Number(latest));
+}
+
 /** The span of the user's mute of ($2, $3) in force at $4. */
 const IN_FORCE = `target_type = $2 AND target_id = $3 AND ${inForceAt('$4')}`;
 
@@ -53,7 +67,7 @@ export function createPostgresMutes(
       userId,
       target: MuteTarget,
       until,
-      now,
+      requestedAt,
       retentionDays,
       maxInForce,
       maxSpansPerTarget,
@@ -65,6 +79,7 @@ export function createPostgresMutes(
         // each count without the other's new span and both go past the limit. The user's lock,
         // held until commit, makes the second count after the first committed.
         await lockKeys(client, [muteLock(userId)]);
+        const now = await changeTime(client, userId, target, requestedAt);
         // One statement: the span in force gets the new end; without one a new span starts now,
         // if fewer than $7 are in force (counted up to $7, on the primary key's user prefix).
         const result = await client.query<MuteRow>(
@@ -144,12 +159,13 @@ export function createPostgresMutes(
       });
     },
 
-    removeMute(userId, target, now, retentionDays) {
+    removeMute(userId, target, requestedAt, retentionDays) {
       return inTransaction(pool, async (client) => {
         // The user's lock, as a PUT takes it: a PUT whose statement began before this removal
         // committed would find the span no longer in force, yet count it in force by its snapshot
         // and answer 'too many' at the limit, which neither order of the two answers.
         await lockKeys(client, [muteLock(userId)]);
+        const now = await changeTime(client, userId, target, requestedAt);
         const result = await client.query(
           `UPDATE tray_mutes SET removed_at = $4, expires_at = $4::bigint + $5 WHERE ${IN_FORCE}`,
           [userId, target.targetType, target.targetId, now, retentionDays * DAY_MS],

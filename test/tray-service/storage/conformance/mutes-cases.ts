@@ -9,6 +9,7 @@ import {
 } from '../../../../tray-service/domain/mute.ts';
 import {
   LATEST_MUTE_UNTIL,
+  muteChangeTime,
   muteInForce,
   putMute as putMuteIn,
   removeMute as removeMuteIn,
@@ -306,6 +307,33 @@ conformanceCase(
   { needs: 'removals' },
 );
 
+// A request's time is read before it waits for the user's lock (a pool, another instance's
+// clock): one that acts later with an earlier time found no span in force at it and started a
+// second, or ended none, as no order of the two requests would.
+conformanceCase(
+  'mutes: a PUT or DELETE acting after another of the target with an earlier time acts as of that one',
+  async (context) => {
+    const { id } = context;
+    const inbox = inboxOf(context.storage);
+    const ana = id('u-ana');
+    const post = { targetType: 'post' as const, targetId: id('p-clock') };
+    const inForce = async (at: number) =>
+      (await inbox.mutesInForce(ana, at)).filter((mute) => mute.targetId === post.targetId);
+    // Two PUTs at once: the one stamped NOW + 10 acts first.
+    await inbox.putMute(ana, post, null, NOW + 10, RETENTION_DAYS, MAX_MUTES_IN_FORCE);
+    const second = await inbox.putMute(ana, post, NOW + 1_000, NOW, RETENTION_DAYS, MAX_MUTES_IN_FORCE);
+    expect(second).to.include({ createdAt: NOW + 10, until: NOW + 1_000 });
+    expect(await inForce(NOW + 20)).to.have.length(1);
+    // A DELETE stamped before the span began still ends it.
+    expect(await inbox.removeMute(ana, post, NOW + 5, RETENTION_DAYS)).to.equal(true);
+    expect(await inForce(NOW + 20)).to.deep.equal([]);
+    // A PUT stamped before that removal starts a span again, after it.
+    const again = await inbox.putMute(ana, post, null, NOW + 1, RETENTION_DAYS, MAX_MUTES_IN_FORCE);
+    expect(again).to.include({ createdAt: NOW + 10, until: null, removedAt: null });
+    expect(await inForce(NOW + 20)).to.have.length(1);
+  },
+);
+
 conformanceCase(
   'mutes: a new span of a target with the limit of spans in force or ended within the retention changes nothing, until the oldest ended longer ago',
   async (context) => {
@@ -460,13 +488,14 @@ function serialOrders(
     {
       order: 'PUT, DELETE',
       spans: thenRemoved.mutes,
-      put: muteInForce(putFirst, target, put.now),
+      // The span the PUT answers: in force when it took effect (muteChangeTime).
+      put: muteInForce(putFirst, target, muteChangeTime(spans, target, put.now)),
       ...thenRemoved,
     },
     {
       order: 'DELETE, PUT',
       spans: thenPut,
-      put: muteInForce(thenPut, target, put.now),
+      put: muteInForce(thenPut, target, muteChangeTime(removedFirst.mutes, target, put.now)),
       removed: removedFirst.removed,
     },
   ];

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { countsTowardSpanLimit, muteInForceAt, type Mute } from '../../../domain/mute.ts';
-import { muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
+import { muteChangeTime, muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
 import type { InboxPort } from '../../port.ts';
 import { TRAY_MUTES } from '../collections/collection-names.ts';
 import { muteLockId, withWriteLock } from '../locks/write-lock.ts';
@@ -70,7 +70,7 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
       userId,
       target,
       until,
-      now,
+      requestedAt,
       retentionDays,
       maxInForce,
       maxSpansPerTarget = Infinity,
@@ -78,6 +78,8 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
     ) {
       return withWriteLock(db, muteLockId(userId), async () => {
         const docs = await spanDocsOf(userId, target);
+        // Never before the target's latest change (a request that waited for the lock).
+        const now = muteChangeTime(docs.map(toMute), target, requestedAt);
         const current = muteInForce(docs.map(toMute), target, now);
         // Counted under the user's lock: no other PUT of the user writes until this one has.
         if (!current && (await mutesInForce(userId, now)).length >= maxInForce) return 'too many';
@@ -117,9 +119,11 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
       });
     },
 
-    removeMute(userId, target, now, retentionDays) {
+    removeMute(userId, target, requestedAt, retentionDays) {
       return withWriteLock(db, muteLockId(userId), async () => {
-        const ended = (await spansOf(userId, target)).filter(
+        const spans = await spansOf(userId, target);
+        const now = muteChangeTime(spans, target, requestedAt);
+        const ended = spans.filter(
           (mute) => mute.targetType === target.targetType && muteInForceAt(mute, now),
         );
         for (const mute of ended)
