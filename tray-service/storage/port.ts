@@ -347,6 +347,11 @@ export interface DecisionsFilter {
   action?: ModerationAction;
   userId?: string;
   eventKey?: string;
+  /**
+   * The decisions about one delivery of their event: a key stored anew after it expired (a
+   * redelivery, a replay) keeps the earlier delivery's decisions until the purge.
+   */
+  eventReceivedAt?: Date;
   delivery?: DeliveryState;
   since?: Date;
   until?: Date;

@@ -40,7 +40,8 @@ export function createEventDetail(deps: {
     const removal = (mapped.removals?.length ?? 0) > 0 && deps.removalChanges;
     const [recipients, decisions, trayChanges] = await Promise.all([
       deps.recipients.summary(event, FIRST_RECIPIENTS),
-      deps.decisions.list({ eventKey: key }, DECISIONS_SHOWN),
+      // This delivery's only: an expired one's decisions wait for the purge (docs/operations.md).
+      deps.decisions.list({ eventKey: key, eventReceivedAt: event.receivedAt }, DECISIONS_SHOWN),
       removal ? removal.summary(key) : undefined,
     ]);
     return {

@@ -77,6 +77,7 @@ export function decisionsPageQuery(filter: DecisionsFilter, limit: number, after
   if (filter.action !== undefined) where.and((p) => `action = ${p(filter.action)}`);
   if (filter.userId !== undefined) where.and((p) => `user_id = ${p(filter.userId)}`);
   if (filter.eventKey !== undefined) where.and((p) => `event_key = ${p(filter.eventKey)}`);
+  if (filter.eventReceivedAt) where.and((p) => `event_received_at = ${p(filter.eventReceivedAt)}`);
   if (filter.delivery !== undefined) where.and((p) => `delivery = ${p(filter.delivery)}`);
   if (filter.since) where.and((p) => `decided_at >= ${p(filter.since)}`);
   if (filter.until) where.and((p) => `decided_at < ${p(filter.until)}`);

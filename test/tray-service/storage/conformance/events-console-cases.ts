@@ -4,6 +4,8 @@ import type { ModerationAction } from '../../../../tray-service/domain/moderatio
 import type { StoredEvent } from '../../../../tray-service/domain/stored-event.ts';
 import type { EventOutcome, TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { createEventDetail } from '../../../../tray-service/use-cases/event-detail.ts';
+import { createEventRecipients } from '../../../../tray-service/use-cases/event-recipients.ts';
 import { MINUTE } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
 
@@ -113,5 +115,52 @@ conformanceCase(
     expect((await storage.events.list({ webhook: id('wh') }, 1)).items[0]?.appliedAt).to.deep.equal(first);
     // An unknown key is no error (the event expired and was purged meanwhile).
     expect(await storage.events.markApplied({ key: id('gone'), receivedAt: first }, first)).to.equal(false);
+  },
+);
+
+// An expired event's decisions wait for the purge, longer while still `pending` delivery, and the
+// same key stored anew meanwhile (a redelivery after the retention) starts undecided: its detail
+// lists only the decisions about its own delivery (those with its receivedAt), the decisions list
+// every one.
+conformanceCase(
+  "events: an event stored anew after it expired lists only its own delivery's decisions in its detail",
+  async ({ storage, id }) => {
+    const key = id('again');
+    const webhook = id('wh');
+    const old = new Date(received(0).getTime() - 3 * DAY_MS);
+    await storage.events.store(
+      { key, event: 'comment.didCreate', data: { v: 1 }, webhook, receivedAt: old },
+      { status: 'applied' },
+      { retentionDays: 1, now: old },
+    );
+    const earlier: ModerationDecisionDoc = {
+      ...decision(key, 1, 'flag'),
+      eventReceivedAt: old,
+      decidedAt: old,
+      expiresAt: new Date(old.getTime() + DAY_MS),
+      delivery: 'pending',
+    };
+    await storage.decisions.saveAll([earlier]);
+    const stored = await storeOne(storage, key, webhook, 5);
+    const detail = createEventDetail({
+      events: storage.events,
+      decisions: storage.decisions,
+      recipients: createEventRecipients(storage.communityMembers),
+    });
+    const undecided = await detail(key);
+    expect(undecided?.event).to.deep.equal(stored);
+    expect(undecided?.event.moderation).to.equal(undefined);
+    expect(undecided?.decisions).to.deep.equal([]);
+
+    const own: ModerationDecisionDoc = {
+      ...decision(key, 2, 'ban-request'),
+      eventReceivedAt: stored.receivedAt,
+      expiresAt: stored.expiresAt,
+    };
+    await storage.decisions.saveAll([own]);
+    const decided = await detail(key);
+    expect(decided?.event.moderation).to.equal('ban-request');
+    expect(decided?.decisions).to.deep.equal([own]);
+    expect((await storage.decisions.list({ eventKey: key }, 10)).items).to.deep.equal([own, earlier]);
   },
 );

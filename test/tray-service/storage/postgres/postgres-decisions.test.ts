@@ -157,6 +157,8 @@ describe('storage/postgres moderation decisions', () => {
       [{ action: 'flag' }, 'moderation_decisions_action_decided'],
       [{ delivery: 'failed' }, 'moderation_decisions_delivery_decided'],
       [{ eventKey: 'ev-x' }, 'moderation_decisions_event_key'],
+      // An event's detail: the decisions about its delivery.
+      [{ eventKey: 'ev-x', eventReceivedAt: new Date(t0) }, 'moderation_decisions_event_key'],
     ] as const) {
       it(`reads a page filtered by ${JSON.stringify(filter)} from ${index}, in index order`, async () => {
         for (const key of [undefined, after]) {

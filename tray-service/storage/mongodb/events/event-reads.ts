@@ -6,6 +6,7 @@ import type { PageKey } from '../../../domain/page-cursor.ts';
 import type { EventsFilter, EventsPage } from '../../port.ts';
 import { afterKeyQuery } from './after-key-query.ts';
 import { storableJson } from '../../../domain/storable-json.ts';
+import { CONSOLE_READ_MAX_TIME_MS } from '../driver/console-read-time-limit.ts';
 
 /** Newest first; _id breaks ties between events received in the same millisecond. */
 const newestFirst = { receivedAt: -1, _id: -1 } as const;
@@ -29,7 +30,12 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
   return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
 }
 
-export function createEventsQueries(db: Db, clock: () => Date = () => new Date()) {
+/** `maxTimeMS`: the server's limit on each list and count read (CONSOLE_READ_MAX_TIME_MS). */
+export function createEventsQueries(
+  db: Db,
+  clock: () => Date = () => new Date(),
+  maxTimeMS = CONSOLE_READ_MAX_TIME_MS,
+) {
   const events = db.collection<EventDoc>(EVENTS);
 
   /**
@@ -39,7 +45,7 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
    */
   const firstOf = (query: Filter<StoredEventDoc>, count: number, projection?: Document) =>
     events
-      .find(query, projection ? { projection } : {})
+      .find(query, projection ? { projection, maxTimeMS } : { maxTimeMS })
       .sort(newestFirst)
       .limit(count)
       .batchSize(count)
@@ -106,7 +112,7 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
     count(filter: EventsFilter, after?: PageKey, atMost?: number): Promise<number> {
       return events.countDocuments(
         eventsQuery(filter, clock(), after),
-        atMost === undefined ? {} : { limit: atMost },
+        atMost === undefined ? { maxTimeMS } : { limit: atMost, maxTimeMS },
       );
     },
   };

@@ -8,6 +8,7 @@ import { onlyDuplicateKeys } from '../driver/is-duplicate-key.ts';
 import type { EventDoc } from '../collections/events-collection.ts';
 import type { DecisionsFilter, DecisionsPort } from '../../port.ts';
 import { storableJson } from '../../../domain/storable-json.ts';
+import { CONSOLE_READ_MAX_TIME_MS } from '../driver/console-read-time-limit.ts';
 
 const newestFirst = { decidedAt: -1, _id: -1 } as const;
 
@@ -20,7 +21,7 @@ function toDecision({ _id, ...rest }: DecisionDocument): ModerationDecisionDoc {
 
 export function decisionsQuery(filter: DecisionsFilter, after?: PageKey): Filter<DecisionDocument> {
   const query: Record<string, unknown> = {};
-  for (const field of ['rule', 'action', 'userId', 'eventKey', 'delivery'] as const) {
+  for (const field of ['rule', 'action', 'userId', 'eventKey', 'eventReceivedAt', 'delivery'] as const) {
     if (filter[field] !== undefined) query[field] = filter[field];
   }
   const decidedAt: Record<string, Date> = {};
@@ -105,7 +106,7 @@ export function createMongoDecisions(db: Db): DecisionsPort {
 
     async list(filter: DecisionsFilter, limit: number, after?: PageKey) {
       const docs = await decisions
-        .find(decisionsQuery(filter, after))
+        .find(decisionsQuery(filter, after), { maxTimeMS: CONSOLE_READ_MAX_TIME_MS })
         .sort(newestFirst)
         .limit(limit + 1)
         .toArray();
