@@ -160,7 +160,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
           )
         ).rows.map((row) => withChangedBefore(toInboxRecord(row), row)),
       );
-      return stampedWhenLate(pool, userId, changed, now, clock);
+      return stampedWhenLate(pool, changed, now, clock);
     },
 
     async seeThrough(userId, now) {
@@ -182,8 +182,10 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
     // Due records by the snooze index, oldest end first; SKIP LOCKED lets two tray processes claim
     // disjoint batches at once, and a record claimed (and woken) by one is no longer due for the other.
     // Expired ones stay as they are until the purge (few: snoozed past the end of their retention).
-    wakeDue: (now, limit) =>
-      withRetry(() =>
+    // Stamped anew when it waited (a busy pool), as a mark is (stampedWhenLate).
+    async wakeDue(now, limit) {
+      const clock = markClock(now);
+      const woken = await withRetry(() =>
         rows(
           `UPDATE tray_records t SET snoozed_until = NULL, has_read = false, is_seen = false,
              unread_at = t.snoozed_until, changed_at = GREATEST(t.changed_at + 1, $1)
@@ -194,7 +196,9 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
            RETURNING ${INBOX_COLUMNS_OF_T}`,
           [now, limit],
         ),
-      ),
+      );
+      return stampedWhenLate(pool, woken, now, clock);
+    },
 
     ...createPostgresMutes(pool),
   };

@@ -101,7 +101,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
         [userId, key, now],
       );
       if (changed.length > 0)
-        return { found: true, changed: await stampedWhenLate(pool, userId, changed, now, clock) };
+        return { found: true, changed: await stampedWhenLate(pool, changed, now, clock) };
       const exists = await pool.query(
         'SELECT 1 FROM tray_records WHERE user_id = $1 AND key = $2 AND expires_at > $3',
         [userId, key, now],
@@ -126,7 +126,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
           [userId, now],
         ),
       );
-      return stampedWhenLate(pool, userId, changed, now, clock);
+      return stampedWhenLate(pool, changed, now, clock);
     },
 
     // No group locks: a grouped upsert never re-creates a record deleted here after its snapshot

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type pg from 'pg';
+import pg from 'pg';
 import { createPostgresInbox } from '../../../../tray-service/storage/postgres/postgres-inbox.ts';
 import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
 import { planOf, recordingPool } from './plan-of.ts';
@@ -268,4 +268,45 @@ describe('storage/postgres inbox: a mark of all waiting for a record a delivery 
       expect(rows).to.deep.equal([{ has_read: false, is_seen: false, archived_at: null }]);
     });
   }
+});
+
+// A live stream counts a change stamped SETTLE_MS before the newest it delivered as delivered: a
+// wake-up stamped with the time its round began but written after seconds waiting for a busy pool
+// was missed by a stream resuming from past that stamp, and the record never woke on it.
+describe('storage/postgres inbox: a snooze wake-up that waited for a connection', () => {
+  const tray = useTray();
+
+  it('stamps the records it woke with the time it wrote them, past the time it was given', async () => {
+    const { pool } = tray.pg;
+    await pool.query(
+      `INSERT INTO tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id,
+         feed, actors, actors_count, count_from, last_update, unread_at, changed_at, expires_at, snoozed_until)
+       SELECT u, tray_record_key('comment', 'p-late', u), 'comment', 'p-late', 'post', 'Club', 'a',
+         '{"kind":"community","id":"c","name":"Club"}', '[]', 1, $1::bigint, $1::bigint, $1::bigint,
+         $1::bigint, $1::bigint + 7776000000, $1::bigint + 10
+       FROM unnest(ARRAY['u-one', 'u-two']) AS u`,
+      [NOW - 60_000],
+    );
+    // A pool of one connection, held by another caller for 2.5 s: the wake-up waits for it.
+    const busy = new pg.Pool({ connectionString: tray.pg.url, max: 1 });
+    try {
+      const holder = await busy.connect();
+      const waitMs = 2_500;
+      const waking = createPostgresInbox(busy).wakeDue(NOW, 10);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      holder.release();
+      const woken = await waking;
+      expect(woken.map((record) => record.userId).sort()).to.deep.equal(['u-one', 'u-two']);
+      for (const record of woken)
+        expect(record.changedAt - NOW, record.userId).to.be.within(waitMs - 1_000 - 200, waitMs + 2_000);
+      const stored = await pool.query<{ changed_at: string }>(
+        "SELECT changed_at FROM tray_records WHERE key LIKE 'comment_p-late_%' ORDER BY user_id",
+      );
+      expect(stored.rows.map((row) => Number(row.changed_at)).sort()).to.deep.equal(
+        woken.map((record) => record.changedAt).sort(),
+      );
+    } finally {
+      await busy.end();
+    }
+  });
 });
