@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsFilter, DecisionsPort } from '../storage/port.ts';
-import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
+import { decodeListCursor, encodeListCursor } from '../domain/page-cursor.ts';
 import { decisionsQuery } from './api-schema/admin-inputs.ts';
 import type { AdminPageView, ModerationDecisionView } from './api-schema/admin-outputs.ts';
 import { parseQuery, requireOrderedRange } from './parse-query.ts';
@@ -23,14 +23,16 @@ export function createDecisionsRouter(deps: DecisionsRouterDeps): Router {
     const filter: DecisionsFilter = Object.fromEntries(
       Object.entries(rest).filter(([, v]) => v !== undefined),
     );
+    // A cursor continues the list and filter it was made for (domain/page-cursor.ts).
+    const scope = { list: 'decisions', filter } as const;
     const page = await deps.decisions.list(
       filter,
       limit,
-      cursor === undefined ? undefined : decodeCursor(cursor),
+      cursor === undefined ? undefined : decodeListCursor(cursor, scope),
     );
     res.json({
       items: page.items.map(toDecisionView),
-      nextCursor: page.next ? encodeCursor(page.next) : null,
+      nextCursor: page.next ? encodeListCursor(page.next, scope) : null,
     } satisfies AdminPageView<ModerationDecisionView>);
   });
   return router;

@@ -16,10 +16,10 @@ import { endWithCredential, type CredentialWatch } from './end-with-credential.t
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import {
-  decodeCursor,
+  decodeListCursor,
   decodeRecordCursor,
   decodeUserCursor,
-  encodeCursor,
+  encodeListCursor,
   encodeRecordCursor,
   encodeUserCursor,
   type PageKey,
@@ -89,13 +89,16 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   const view = (event: StoredEvent) => toEventView(event);
 
   router.get('/events', async (req, res) => {
-    const query = parseQuery(listSchema, req.query);
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const { limit: _limit, cursor: _cursor, ...filter } = query;
-    const page = await deps.events.list(toFilter(filter), query.limit, after);
+    const { limit, cursor, ...filterQuery } = parseQuery(listSchema, req.query);
+    const filter = toFilter(filterQuery);
+    // A cursor continues the list and filter it was made for: with another filter it would skip
+    // that filter's newer events without a word.
+    const scope = { list: 'events', filter } as const;
+    const after = cursor === undefined ? undefined : decodeListCursor(cursor, scope);
+    const page = await deps.events.list(filter, limit, after);
     res.json({
       items: page.items.map(view),
-      nextCursor: page.next ? encodeCursor(page.next) : null,
+      nextCursor: page.next ? encodeListCursor(page.next, scope) : null,
     } satisfies AdminPageView<AdminEventView>);
   });
 

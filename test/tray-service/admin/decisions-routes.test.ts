@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { toDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
-import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from './admin-fixtures.ts';
+import { ADMIN_TOKEN, adminApp, eventDoc, storeEvents, userToken } from './admin-fixtures.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -111,6 +111,38 @@ describe('GET /admin/moderation/decisions', () => {
     });
   }
 
+  // A cursor of one list is a position in no other: the events list paged on from a decision's
+  // time.
+  it('refuses a cursor of the events list, and its own cursors on the events list, naming the list', async () => {
+    await storeEvents(suite.storage, [eventDoc(), eventDoc()]);
+    const events = await request(app).get('/admin/events?limit=1').set(admin).expect(200);
+    expect(events.body.nextCursor).to.be.a('string');
+    const decisions = await request(app).get('/admin/moderation/decisions?limit=1').set(admin).expect(200);
+    expect(decisions.body.nextCursor).to.be.a('string');
+    const onDecisions = await request(app)
+      .get(`/admin/moderation/decisions?cursor=${events.body.nextCursor}`)
+      .set(admin)
+      .expect(400);
+    expect(onDecisions.body.message).to.equal('cursor: made for another list (events), not for decisions');
+    const onEvents = await request(app)
+      .get(`/admin/events?limit=1&cursor=${decisions.body.nextCursor}`)
+      .set(admin)
+      .expect(400);
+    expect(onEvents.body.message).to.equal('cursor: made for another list (decisions), not for events');
+  });
+
+  it('refuses a cursor sent with another filter than the one it was made for', async () => {
+    const first = await request(app)
+      .get('/admin/moderation/decisions?userId=u-ana&limit=1')
+      .set(admin)
+      .expect(200);
+    const res = await request(app)
+      .get(`/admin/moderation/decisions?userId=u-ben&cursor=${first.body.nextCursor}`)
+      .set(admin)
+      .expect(400);
+    expect(res.body.message).to.match(/^cursor: made for another filter;/);
+  });
+
   const invalid: [string, string][] = [
     ['?action=ban', 'action: expected flag or ban-request'],
     ['?delivery=lost', 'delivery: expected off, pending, delivered or failed'],
@@ -120,6 +152,11 @@ describe('GET /admin/moderation/decisions', () => {
     // PostgreSQL's text cannot hold U+0000, and no stored value does.
     [
       `?cursor=${Buffer.from(JSON.stringify({ t: 0, k: 'a\u0000' })).toString('base64url')}`,
+      'cursor: not a cursor this API returned',
+    ],
+    // A position made by hand: no list, no filter.
+    [
+      `?cursor=${Buffer.from(JSON.stringify({ t: 0, k: 'a' })).toString('base64url')}`,
       'cursor: not a cursor this API returned',
     ],
     ['?userId=a%00', 'userId: expected no U+0000 character and no lone surrogate'],

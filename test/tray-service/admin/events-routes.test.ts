@@ -208,6 +208,32 @@ describe('admin events API', () => {
       }
     });
 
+    // A cursor is a position in one filter's order: another filter paged on from there, its newer
+    // events (here e4, after e3 in the order) skipped without a word.
+    it('refuses a cursor sent with another filter than the one it was made for, naming the problem', async () => {
+      const posts = await list('?event=post.didCreate&limit=2').expect(200);
+      expect(keys(posts.body)).to.deep.equal(['e5', 'e3']);
+      const cursor = posts.body.nextCursor as string;
+      for (const other of ['?event=follow.didCreate&', '?', '?event=post.didCreate&webhook=main&']) {
+        const res = await list(`${other}cursor=${cursor}`).expect(400);
+        expect(res.body, other).to.deep.equal({
+          status: 'error',
+          code: 400001,
+          message:
+            'cursor: made for another filter; send the filter of the page that handed it out, or leave cursor out to start again',
+        });
+      }
+      // The filter's values, not how they are written: the limit may change, a time be spelt
+      // another way.
+      const dated = await list('?since=2026-11-20&limit=2').expect(200);
+      const more = await list(
+        `?since=2026-11-20T00:00:00.000%2B00:00&limit=3&cursor=${dated.body.nextCursor}`,
+      ).expect(200);
+      expect(keys(more.body)).to.deep.equal(['e3', 'e2', 'e1']);
+      const same = await list(`?limit=1&event=post.didCreate&cursor=${cursor}`).expect(200);
+      expect(keys(same.body)).to.deep.equal(['e1']);
+    });
+
     describe('filters', () => {
       const cases: [string, string[]][] = [
         ['?event=post.didCreate', ['e5', 'e3', 'e1']],
@@ -266,6 +292,11 @@ describe('admin events API', () => {
         // Times no Date holds or PostgreSQL cannot compare with would fail the query.
         [`?cursor=${crafted({ t: 9e15, k: 'x' })}`, 'cursor: not a cursor this API returned'],
         [`?cursor=${crafted({ t: -9e14, k: 'x' })}`, 'cursor: not a cursor this API returned'],
+        // A position made by hand: no list, no filter.
+        [
+          `?cursor=${crafted({ t: Date.parse('2026-11-20T12:00:00Z'), k: 'e3' })}`,
+          'cursor: not a cursor this API returned',
+        ],
         // PostgreSQL's text cannot hold U+0000, and no stored value does.
         ['?userId=a%00', 'userId: expected no U+0000 character and no lone surrogate'],
         ['?event=post%00', 'event: expected no U+0000 character and no lone surrogate'],
