@@ -13,6 +13,7 @@ import { admitted, admittedBeforeError } from '../../http/rate-limit/limit-per-u
 import { noInput } from '../../http/no-input.ts';
 import { noQuery } from '../../http/no-query.ts';
 import { jsonBody } from '../../http/require-json.ts';
+import { RECORDS_BODY_LIMIT_KB } from '../../http/api-schema/body-limit.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import {
   archiveBody,
@@ -88,7 +89,8 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
   for (const [kind, toMark] of Object.entries(marks)) {
     router
       .route(`/v3/records/${kind}`)
-      .post(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
+      // 100 ids of the longest keys are over the default limit (body-limit.ts).
+      .post(...deps.guard, ...jsonBody(`${RECORDS_BODY_LIMIT_KB}kb`), noQuery, async (req, res) => {
         const at = now();
         const userId = callerId(res);
         const mark = toMark(req.body ?? {});

@@ -1,4 +1,5 @@
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { RECORDS_BODY_LIMIT_KB } from './body-limit.ts';
 import { errorResponse, jsonContent, jsonResponse as ok } from './error-responses.ts';
 import {
   archiveBody,
@@ -28,6 +29,12 @@ const markErrors = {
   501: inboxUnsupported,
 };
 
+/** The records' errors: their bodies, of up to 100 keys, have a limit of their own. */
+const recordsErrors = {
+  ...markErrors,
+  413: errorResponse(`Body larger than ${RECORDS_BODY_LIMIT_KB} kB`),
+};
+
 /** POST /notifications/v3/records/<kind>: one mark, `data.updated` the records it changed. */
 const mark = (
   summary: string,
@@ -38,7 +45,7 @@ const mark = (
     description:
       "Ids are v_tarid_uid keys (1-100, duplicates count once); ids of another user's, unknown or expired records are ignored. `updated` counts the records this call changed: repeating a mark gives 0.",
     requestBody: { required: true, content: jsonContent(body) },
-    responses: { 200: ok(updatedBody), ...markErrors },
+    responses: { 200: ok(updatedBody), ...recordsErrors },
   },
 });
 

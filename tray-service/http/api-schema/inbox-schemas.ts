@@ -48,7 +48,8 @@ export const MAX_IDS = 100;
 
 /**
  * Entries an `ids` list may hold at most, duplicates included: a longer one is refused by its length
- * alone, before any entry is compared (the 16 kB body limit would still let about 4,000 short ones in).
+ * alone, before any entry is compared (the records' 256 kB body limit, body-limit.ts, would still
+ * let about 65,000 short ones in).
  */
 export const MAX_ID_ENTRIES = 1_000;
 

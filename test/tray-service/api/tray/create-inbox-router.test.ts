@@ -8,6 +8,11 @@ import { aComment } from '../../../support/activity-builder.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
+import { MAX_EVENT_ID_LENGTH } from '../../../../tray-service/domain/event-id.ts';
+import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
+import { trayVerbs } from '../../../../tray-service/domain/tray-verb.ts';
+import { BODY_LIMIT_KB, RECORDS_BODY_LIMIT_KB } from '../../../../tray-service/http/api-schema/body-limit.ts';
+import { MAX_IDS } from '../../../../tray-service/http/api-schema/inbox-schemas.ts';
 import {
   MAX_MUTE_SPANS_PER_TARGET,
   MAX_MUTE_SPANS_PER_USER,
@@ -18,6 +23,13 @@ const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
 
 type Method = 'get' | 'post' | 'put' | 'delete';
+
+/** JSON as an encoder that escapes every non-ASCII character writes it (Python's json.dumps). */
+const asciiJson = (value: unknown) =>
+  JSON.stringify(value, null, 2).replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** The inbox endpoints of docs/tray-api.md#the-inbox, on the real app over `engine`'s storage. */
 function inboxSuite(engine?: StorageEngine) {
@@ -217,6 +229,37 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await updated('u-dups', 'seen', { ids: [keys.a, keys.a, keys.c, ...unknown] })).to.equal(2);
     });
 
+    it('takes 100 distinct keys of the longest length, however the JSON encoder writes them (not 413)', async () => {
+      const verb = trayVerbs.reduce((a, b) => (b.length > a.length ? b : a));
+      // The longest `until` a snooze takes: an ISO 8601 time of 80 characters.
+      const until = `${new Date(NOW + MIN).toISOString().slice(0, 20)}${'0'.repeat(59)}Z`;
+      // Ids of `_` and `%` only, each written in 3: the longest keys in characters.
+      const escaped = (i: number) =>
+        Array.from({ length: MAX_EVENT_ID_LENGTH }, (_, bit) => (bit < 7 && (i >> bit) & 1 ? '%' : '_'));
+      const longest = Array.from({ length: MAX_IDS }, (_, i) =>
+        encodeRecordKey({ verb, targetId: escaped(i).join(''), userId: escaped(i + 1).join('') }),
+      );
+      expect(longest[0]).to.have.length(verb.length + 2 + 2 * 3 * MAX_EVENT_ID_LENGTH);
+      // Ids of characters written as `\uXXXX`, 6 bytes each: the longest keys in bytes.
+      const wide = (i: number) => String.fromCharCode(0x4e00 + i).repeat(MAX_EVENT_ID_LENGTH);
+      const widest = Array.from({ length: MAX_IDS }, (_, i) =>
+        encodeRecordKey({ verb, targetId: wide(i), userId: wide(i + 1) }),
+      );
+      for (const keys of [longest, widest]) expect(new Set(keys).size).to.equal(MAX_IDS);
+      const auth = await bearer('u-long');
+      for (const text of [JSON.stringify({ ids: longest, until }), asciiJson({ ids: widest, until })]) {
+        expect(Buffer.byteLength(text)).to.be.above(BODY_LIMIT_KB * 1024);
+        const res = await request(app())
+          .post('/notifications/v3/records/snooze')
+          .set('Authorization', auth)
+          .set('Content-Type', 'application/json')
+          .send(text);
+        expect(res.status, `${Buffer.byteLength(text)} bytes: ${JSON.stringify(res.body)}`).to.equal(200);
+        expect(res.body).to.deep.equal({ data: { updated: 0 } });
+        expectMatchesOpenApi(res, 'POST', '/notifications/v3/records/snooze');
+      }
+    });
+
     it('archives all, or all read, keeping the first archivedAt; unarchive brings records back as they were', async () => {
       const keys = await seed('u-arch', 'u-arch-other');
       expect(await updated('u-arch', 'archive', { all: true, readOnly: true })).to.equal(1);
@@ -297,7 +340,7 @@ function inboxSuite(engine?: StorageEngine) {
           ],
           [
             'seen',
-            // Short ones: 1,001 of the usual keys would be over the 16 kB body limit (413).
+            // Short ones: their count, not the body limit (413), refuses them.
             { ids: Array.from({ length: 1_001 }, () => 'k') },
             /^ids: expected at most 1000 entries \(1 to 100 ids, duplicates counting once\)$/,
           ],
@@ -370,6 +413,40 @@ function inboxSuite(engine?: StorageEngine) {
             message: 'query: unknown parameter userId',
           });
           expect(await history('u-bad-query', 'all')).to.deep.equal(before);
+        });
+
+        it(`answers a body past ${RECORDS_BODY_LIMIT_KB} kB with 413, and one of the mutes past ${BODY_LIMIT_KB} kB`, async () => {
+          const auth = await bearer('u-big');
+          /** `body` padded to `bytes` bytes. */
+          const sized = (bytes: number, body: (pad: string) => string) =>
+            body('k'.repeat(bytes - Buffer.byteLength(body(''))));
+          const records = (bytes: number) => sized(bytes, (pad) => JSON.stringify({ ids: [pad] }));
+          const mute = sized(BODY_LIMIT_KB * 1024 + 1, (pad) =>
+            JSON.stringify({ targetType: 'post', targetId: pad }),
+          );
+          const send = (method: 'post' | 'put', path: string, text: string) => {
+            const agent = request(app());
+            return agent[method](`/notifications${path}`)
+              .set('Authorization', auth)
+              .set('Content-Type', 'application/json')
+              .send(text);
+          };
+          // At the limit: the one id, too long to be a key, is an unknown one.
+          const atLimit = await send('post', '/v3/records/seen', records(RECORDS_BODY_LIMIT_KB * 1024));
+          expect(atLimit.body).to.deep.equal({ data: { updated: 0 } });
+          for (const [method, path, text] of [
+            ['post', '/v3/records/seen', records(RECORDS_BODY_LIMIT_KB * 1024 + 1)],
+            ['put', '/v3/mutes', mute],
+          ] as const) {
+            const res = await send(method, path, text);
+            expect(res.status, path).to.equal(413);
+            expect(res.body).to.deep.equal({
+              status: 'error',
+              code: 413000,
+              message: 'request body is too large',
+            });
+            expectMatchesOpenApi(res, method.toUpperCase(), `/notifications${path}`);
+          }
         });
 
         it('answers a body that is not JSON with 415', async () => {

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { createAdminOpenApiDocument } from '../../../../tray-service/admin/api-schema/admin-api-schema.ts';
 import { createTrayOpenApiDocument } from '../../../../tray-service/http/api-schema/tray-api-schema.ts';
 import { toDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
+import { BODY_LIMIT_KB, RECORDS_BODY_LIMIT_KB } from '../../../../tray-service/http/api-schema/body-limit.ts';
 import { useTrayStorage } from '../../../support/use-tray-storage.ts';
 import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
@@ -259,6 +260,21 @@ describe('GET /openapi.json', () => {
       in: 'query',
       name: 'ticket',
     });
+  });
+
+  it('gives each 413 the body limit its route enforces: the records’ own, 16 kB elsewhere', () => {
+    const limits: Record<string, string> = {};
+    for (const [path, item] of Object.entries(createTrayOpenApiDocument().paths ?? {}))
+      for (const method of ['get', 'put', 'post', 'delete'] as const) {
+        const response = item[method]?.responses?.['413'] as { description?: string } | undefined;
+        if (response?.description !== undefined) limits[`${method} ${path}`] = response.description;
+      }
+    const records = Object.keys(limits).filter((route) => route.includes('/v3/records/'));
+    expect(records).to.have.length(5);
+    for (const [route, description] of Object.entries(limits))
+      expect(description, route).to.equal(
+        `Body larger than ${records.includes(route) ? RECORDS_BODY_LIMIT_KB : BODY_LIMIT_KB} kB`,
+      );
   });
 
   it('describes /metrics without METRICS_TOKEN: not served on the API listener (404)', async () => {
