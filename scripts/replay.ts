@@ -17,7 +17,15 @@ import { describeRedisTarget, isCluster, type RedisTarget } from '../shared/redi
 import { TimeoutError } from '../shared/errors/timeout-error.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { withTimeout } from '../shared/time/with-timeout.ts';
-import { commandLinePath, parseCli, statOperand, progressBar, runCli, scriptEnv } from './lib/cli.ts';
+import {
+  commandLinePath,
+  envText,
+  parseCli,
+  statOperand,
+  progressBar,
+  runCli,
+  scriptEnv,
+} from './lib/cli.ts';
 import {
   ERROR_MESSAGES,
   failedJobIdPages,
@@ -25,6 +33,7 @@ import {
   retryFailedJobs,
 } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
+import { queueWorkers } from './lib/replay/queue-workers.ts';
 import { ReplicaFence } from '../receiver/store/enqueue-once.ts';
 
 /**
@@ -39,7 +48,7 @@ const QUEUES = [WEBHOOK_QUEUE_NAME, DECISIONS_QUEUE_NAME];
 const usage = `
 Usage:
   npm run replay -- failed [--queue <name>] [--limit <n>] [--dry-run]
-  npm run replay -- spool <file or spool directory>
+  npm run replay -- spool <file or spool directory> [--no-workers-ok]
 
 failed   Moves the queue's failed jobs back to waiting (bull's job.retry()), each exactly once:
          a job another operator or run already moved back is skipped. Only jobs failed when the
@@ -50,12 +59,14 @@ spool    Queues the events of a receiver spool file (NDJSON, one queued event pe
          receiver drains its own spool). Nothing is verified again (the
          receiver verified each event before spooling it); an event queued within the dedupe
          window or still in the queue (same dedupe key) is not queued twice, so replaying a file
-         twice is harmless.
+         twice is harmless. Refused (nothing queued) while no worker reads the queue under
+         QUEUE_PREFIX: a wrong prefix puts the events where the deployment never reads them.
 
 Options:
   --queue <name>   failed only: ${WEBHOOK_QUEUE_NAME} (the default) or ${DECISIONS_QUEUE_NAME}
   --limit <n>      failed only: move at most n failed jobs, oldest failures first (default: all)
   --dry-run        failed only: only count the failed jobs (spool has no dry run and refuses it)
+  --no-workers-ok  spool only: queue even when no worker reads the queue (workers started later)
   -h, --help       show this help
 
 Environment: REDIS_URL or REDIS_CLUSTER_NODES, QUEUE_PREFIX, WEBHOOK_DEDUPE_SECONDS (as for the services).
@@ -109,11 +120,61 @@ async function untilReady(queue: Bull.Queue, target: RedisTarget): Promise<void>
   }
 }
 
+/**
+ * Refuses a spool's replay into a queue no worker reads, unless `anyway`: with QUEUE_PREFIX unset
+ * (bull's prefix) against a deployment of another, every event went where none of its workers
+ * reads, the summary said "N queued", and the operator deleted the copied spool. Checked before
+ * anything is queued, so a refused run leaves nothing behind. A Redis that does not list its
+ * clients (a user without CLIENT) is refused alike: the prefix cannot be checked there. With
+ * `anyway`, what was found is said on stderr all the same.
+ */
+async function checkWorkers(
+  queue: Bull.Queue,
+  env: { QUEUE_PREFIX: string; redis: RedisTarget },
+  anyway: boolean,
+): Promise<void> {
+  const workers = await queueWorkers(queue, env.QUEUE_PREFIX);
+  if ('count' in workers && workers.count > 0) return;
+  const queueKey = `${env.QUEUE_PREFIX}:${queue.name}`;
+  const prefixSet = envText('QUEUE_PREFIX') !== undefined;
+  const where =
+    `Redis ${describeRedisTarget(env.redis)}; ` +
+    (prefixSet ? `QUEUE_PREFIX=${env.QUEUE_PREFIX}` : `QUEUE_PREFIX unset, so ${env.QUEUE_PREFIX}`);
+  if ('unknown' in workers) {
+    const problem =
+      `cannot tell whether a worker reads ${queueKey} (${where}): ` +
+      `CLIENT LIST refused (${workers.unknown})`;
+    if (!anyway) {
+      throw new UsageError(
+        `QUEUE_PREFIX: ${problem}; nothing queued; check QUEUE_PREFIX is the deployment's, ` +
+          'then give --no-workers-ok',
+      );
+    }
+    process.stderr.write(`warning: ${problem}: queued on --no-workers-ok\n`);
+    return;
+  }
+  if (!anyway) {
+    throw new UsageError(
+      `QUEUE_PREFIX: no worker reads ${queueKey} (${where}): nothing queued; set the deployment's ` +
+        'QUEUE_PREFIX, or give --no-workers-ok to queue for workers started later',
+    );
+  }
+  process.stderr.write(
+    `warning: no worker reads ${queueKey} (${where}): its events wait for a worker started with ` +
+      `QUEUE_PREFIX=${env.QUEUE_PREFIX}\n`,
+  );
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(
     {
       args: process.argv.slice(2),
-      options: { queue: { type: 'string' }, limit: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+      options: {
+        queue: { type: 'string' },
+        limit: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        'no-workers-ok': { type: 'boolean' },
+      },
       allowPositionals: true,
     },
     usage,
@@ -150,6 +211,8 @@ async function main(): Promise<number> {
     statOperand(file);
   } else if (rest.length > 0) {
     throw new UsageError(`failed: unexpected argument ${rest[0]}`);
+  } else if (values['no-workers-ok']) {
+    throw new UsageError('failed: --no-workers-ok applies to "spool" only');
   }
   const env = withRedisTarget(
     scriptEnv({
@@ -159,8 +222,10 @@ async function main(): Promise<number> {
   );
   const queueName = values.queue ?? WEBHOOK_QUEUE_NAME;
   // Named in every summary: without REDIS_URL the replay reads a local default, perhaps another
-  // Redis than the one meant (a shell that did not read the stack's stack.env).
+  // Redis than the one meant (a shell that did not read the stack's stack.env). So is the queue's
+  // key prefix: without QUEUE_PREFIX it is bull's, perhaps not the deployment's.
   const onRedis = `(Redis ${describeRedisTarget(env.redis)})`;
+  const queueKey = `${env.QUEUE_PREFIX}:${queueName}`;
   const queue = createWebhookQueue({ redis: env.redis, prefix: env.QUEUE_PREFIX }, queueName);
   try {
     await untilReady(queue, env.redis);
@@ -171,6 +236,7 @@ async function main(): Promise<number> {
         process.stderr.write(
           `no spool segments in ${file} (segment-*.ndjson, in it or in its instance-* folders): nothing to replay\n`,
         );
+      if (files.length > 0) await checkWorkers(queue, env, values['no-workers-ok'] === true);
       const sizes = files.map((f) => statSync(f).size);
       const bar = progressBar('replaying', 'bytes');
       bar.start(
@@ -216,7 +282,7 @@ async function main(): Promise<number> {
       }
       for (const problem of problems) process.stderr.write(`${problem}\n`);
       process.stdout.write(
-        `replayed ${file} (${files.length} ${files.length === 1 ? 'file' : 'files'}) into ${queueName}: ` +
+        `replayed ${file} (${files.length} ${files.length === 1 ? 'file' : 'files'}) into ${queueKey}: ` +
           `${totals.queued} queued, ${totals.alreadyQueued} already queued, ${totals.invalid} invalid` +
           `${totals.cutOff > 0 ? `, ${totals.cutOff} cut short` : ''} ${onRedis}\n`,
       );
@@ -225,9 +291,7 @@ async function main(): Promise<number> {
     const limit = values.limit === undefined ? Infinity : Number(values.limit);
     const { upTo, total } = await failedSoFar(queue, limit);
     if (values['dry-run']) {
-      process.stdout.write(
-        `${total} failed jobs in ${queueName} would be moved back to waiting ${onRedis}\n`,
-      );
+      process.stdout.write(`${total} failed jobs in ${queueKey} would be moved back to waiting ${onRedis}\n`);
       return 0;
     }
     const bar = progressBar('retrying', 'jobs');
@@ -251,7 +315,7 @@ async function main(): Promise<number> {
     for (const message of [...errorMessages].slice(0, ERROR_MESSAGES))
       process.stderr.write(`error: ${message}\n`);
     process.stdout.write(
-      `${queueName}: ${counts.moved} failed jobs moved back to waiting, ${counts.skipped} skipped ` +
+      `${queueKey}: ${counts.moved} failed jobs moved back to waiting, ${counts.skipped} skipped ` +
         `(no longer failed), ${counts.errors} errors ${onRedis}\n`,
     );
     return counts.errors > 0 ? 3 : 0;

@@ -13,8 +13,10 @@ import {
   type WebhookJobData,
 } from '../../shared/queue/webhook-queue.ts';
 import { cleanEnv, runCommand, runScript } from '../support/run-script.ts';
-import { useQueuePrefix } from '../support/suite-resources.ts';
+import { uniqueName, useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
+import { useRedisCluster } from '../support/use-redis-cluster.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 // Odd ones from a Standard Webhooks sender: a replay keeps the scheme, which the tray goes by.
 const job = (n: number): WebhookJobData => ({
@@ -25,6 +27,23 @@ const job = (n: number): WebhookJobData => ({
   event: 'post.didCreate',
   data: { n },
 });
+
+/**
+ * Makes `queue` a worker that takes no job (paused before it starts), so what a replay queues stays
+ * for the test to read; bull names its connection as it names any worker's, which the replay reads.
+ */
+async function idleWorker(queue: Bull.Queue<WebhookJobData>): Promise<void> {
+  await queue.pause(true);
+  void queue.process(async () => undefined);
+  await waitFor(async () => (await queue.getWorkers()).length > 0, 10_000, 'the worker to be named');
+}
+
+/** A spool segment in `dir` holding `jobs`. */
+function segmentWith(dir: string, ...jobs: WebhookJobData[]): string {
+  const file = join(dir, 'segment-000000000001.ndjson');
+  writeFileSync(file, jobs.map((j) => `${JSON.stringify(j)}\n`).join(''));
+  return file;
+}
 
 /** Redis list/set membership of a job id, to prove no id is queued twice. */
 async function occurrences(queue: Bull.Queue, ids: string[]) {
@@ -66,7 +85,7 @@ describe('scripts/replay.ts', function () {
       expect(result.code).to.equal(0);
       // Naming the Redis it read: without REDIS_URL a replay reads a local default, perhaps not the one meant.
       expect(result.stdout).to.equal(
-        `5 failed jobs in webhook-events would be moved back to waiting (Redis ${new URL(testStack().redisUrl).host})\n`,
+        `5 failed jobs in ${prefix}:webhook-events would be moved back to waiting (Redis ${new URL(testStack().redisUrl).host})\n`,
       );
       expect(await queue.getFailedCount()).to.equal(5);
     });
@@ -96,7 +115,9 @@ describe('scripts/replay.ts', function () {
     it('a later run finds nothing to move', async () => {
       const result = await runScript('scripts/replay.ts', ['failed'], env);
       expect(result.code).to.equal(0);
-      expect(result.stdout).to.include('webhook-events: 0 failed jobs moved back to waiting, 0 skipped');
+      expect(result.stdout).to.include(
+        `${prefix}:webhook-events: 0 failed jobs moved back to waiting, 0 skipped`,
+      );
       expect(result.stdout).to.include(`(Redis ${new URL(testStack().redisUrl).host})`);
       expect(await occurrences(queue, ids)).to.deep.equal([1, 1, 1, 1, 1]);
     });
@@ -140,15 +161,18 @@ describe('scripts/replay.ts', function () {
     const prefix = useQueuePrefix();
     let dir: string;
     let queue: Bull.Queue<WebhookJobData>;
+    let worker: Bull.Queue<WebhookJobData>;
     let env: NodeJS.ProcessEnv;
-    before(() => {
+    before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'replay-spool-'));
       env = cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: prefix });
       queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+      worker = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+      await idleWorker(worker);
     });
     after(async () => {
       rmSync(dir, { recursive: true, force: true });
-      await queue.close();
+      await Promise.all([queue.close(), worker.close()]);
     });
 
     it('queues each spooled event once, keyed by its dedupe key, and reports bad lines', async () => {
@@ -157,7 +181,9 @@ describe('scripts/replay.ts', function () {
       writeFileSync(file, `${lines.join('\n')}\n{"dedupeKey":"short"}\n`);
       const first = await runScript('scripts/replay.ts', ['spool', file], env);
       expect(first.code).to.equal(3);
-      expect(first.stdout).to.include('(1 file) into webhook-events: 2 queued, 1 already queued, 1 invalid');
+      expect(first.stdout).to.include(
+        `(1 file) into ${prefix}:webhook-events: 2 queued, 1 already queued, 1 invalid`,
+      );
       expect(first.stdout).to.include(`(Redis ${new URL(testStack().redisUrl).host})`);
       expect(first.stderr).to.include('invalid lines in');
       const second = await runScript('scripts/replay.ts', ['spool', file], env);
@@ -201,7 +227,7 @@ describe('scripts/replay.ts', function () {
       const result = await runScript('scripts/replay.ts', ['spool', spoolDir], env);
       expect(result.code).to.equal(0);
       expect(result.stdout).to.include(
-        '(3 files) into webhook-events: 3 queued, 0 already queued, 0 invalid',
+        `(3 files) into ${prefix}:webhook-events: 3 queued, 0 already queued, 0 invalid`,
       );
       const waiting = await queue.getWaiting(0, -1);
       for (const n of [30, 31, 32]) {
@@ -218,7 +244,7 @@ describe('scripts/replay.ts', function () {
       const result = await runScript('scripts/replay.ts', ['spool', spoolDir], env);
       expect(result.code).to.equal(0);
       expect(result.stdout).to.include(
-        '(2 files) into webhook-events: 2 queued, 0 already queued, 0 invalid',
+        `(2 files) into ${prefix}:webhook-events: 2 queued, 0 already queued, 0 invalid`,
       );
       const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
       expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
@@ -260,7 +286,7 @@ describe('scripts/replay.ts', function () {
       const result = await runScript('scripts/replay.ts', ['spool', drained], env);
       expect(result.code).to.equal(0);
       expect(result.stderr).to.include(`no spool segments in ${drained}`);
-      expect(result.stdout).to.include('(0 files) into webhook-events: 0 queued');
+      expect(result.stdout).to.include(`(0 files) into ${prefix}:webhook-events: 0 queued`);
     });
 
     // These options belong to "failed"; with spool they once went unnoticed: --dry-run queued for
@@ -305,6 +331,126 @@ describe('scripts/replay.ts', function () {
         const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
         expect(ids).to.include(job(41).dedupeKey).and.not.include(job(40).dedupeKey);
       });
+    });
+  });
+
+  // With REDIS_URL alone (QUEUE_PREFIX unset: bull) against a deployment of QUEUE_PREFIX=prod, a
+  // replay put every event into bull:webhook-events, which no worker of that deployment reads, said
+  // "N queued" and exited 0: the operator then deleted the copied spool.
+  describe('spool, when no worker reads the queue it would fill', () => {
+    let dir: string;
+    let redis: LocalServer;
+    let deployment: Bull.Queue<WebhookJobData>;
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'replay-no-worker-'));
+      redis = await startRedis({ dir: join(dir, 'redis') });
+      deployment = createWebhookQueue({ redis: redis.url, prefix: 'prod' });
+      await idleWorker(deployment);
+    });
+    after(async () => {
+      await deployment.close();
+      await redis.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const onRedis = () => `Redis 127.0.0.1:${redis.port}`;
+
+    it('refuses, naming the queue and QUEUE_PREFIX, and writes nothing; with the right prefix it queues', async () => {
+      const file = segmentWith(dir, job(60));
+      const unset = await runScript('scripts/replay.ts', ['spool', file], cleanEnv({ REDIS_URL: redis.url }));
+      expect([unset.code, unset.stderr, unset.stdout]).to.deep.equal([
+        2,
+        `QUEUE_PREFIX: no worker reads bull:webhook-events (${onRedis()}; QUEUE_PREFIX unset, so bull): ` +
+          "nothing queued; set the deployment's QUEUE_PREFIX, or give --no-workers-ok to queue for workers started later\n",
+        '',
+      ]);
+      expect(await deployment.client.keys('bull:*')).to.deep.equal([]);
+      const env = cleanEnv({ REDIS_URL: redis.url, QUEUE_PREFIX: 'prod' });
+      const right = await runScript('scripts/replay.ts', ['spool', file], env);
+      expect(right.code, right.stderr).to.equal(0);
+      expect(right.stdout).to.include('(1 file) into prod:webhook-events: 1 queued');
+      expect(await deployment.getJob(job(60).dedupeKey)).to.not.equal(null);
+    });
+
+    it('with --no-workers-ok, queues all the same, with a warning naming the queue', async () => {
+      const file = segmentWith(dir, job(61));
+      const env = cleanEnv({ REDIS_URL: redis.url, QUEUE_PREFIX: 'later' });
+      const result = await runScript('scripts/replay.ts', ['spool', file, '--no-workers-ok'], env);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.include(
+        `warning: no worker reads later:webhook-events (${onRedis()}; QUEUE_PREFIX=later): ` +
+          'its events wait for a worker started with QUEUE_PREFIX=later\n',
+      );
+      expect(result.stdout).to.include('(1 file) into later:webhook-events: 1 queued');
+      const later = createWebhookQueue({ redis: redis.url, prefix: 'later' });
+      try {
+        expect(await later.getJob(job(61).dedupeKey)).to.not.equal(null);
+      } finally {
+        await later.close();
+      }
+    });
+
+    // A Redis user without CLIENT (as managed services grant) cannot see the workers.
+    it('refuses when it cannot tell (a Redis user without CLIENT), unless --no-workers-ok', async () => {
+      await deployment.client.call(
+        'ACL',
+        'SETUSER',
+        'replayer',
+        'on',
+        '>replayer-pw',
+        '~*',
+        '&*',
+        '+@all',
+        '-client',
+      );
+      const file = segmentWith(dir, job(62));
+      const env = cleanEnv({
+        REDIS_URL: `redis://replayer:replayer-pw@127.0.0.1:${redis.port}`,
+        QUEUE_PREFIX: 'prod',
+      });
+      const refused = await runScript('scripts/replay.ts', ['spool', file], env);
+      expect(refused.code).to.equal(2);
+      expect(refused.stderr).to.match(
+        new RegExp(
+          `^QUEUE_PREFIX: cannot tell whether a worker reads prod:webhook-events \\(${onRedis()}; QUEUE_PREFIX=prod\\): ` +
+            "CLIENT LIST refused \\(NOPERM[^\n]*\\); nothing queued; check QUEUE_PREFIX is the deployment's, then give --no-workers-ok\n$",
+        ),
+      );
+      expect(await deployment.getJob(job(62).dedupeKey)).to.equal(null);
+      const given = await runScript('scripts/replay.ts', ['spool', file, '--no-workers-ok'], env);
+      expect(given.code, given.stderr).to.equal(0);
+      expect(given.stderr).to.include('warning: cannot tell whether a worker reads prod:webhook-events');
+      expect(given.stdout).to.include('(1 file) into prod:webhook-events: 1 queued');
+    });
+  });
+
+  // bull's own getWorkers asks one node of a cluster, at random, while a worker's name is on the
+  // node its CLIENT SETNAME happened to go to.
+  describe('spool on a Redis Cluster', () => {
+    const local = useRedisCluster('replay-workers');
+    const prefix = `{${uniqueName('r')}}`;
+    let dir: string;
+    before(() => (dir = mkdtempSync(join(tmpdir(), 'replay-cluster-'))));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('finds the worker on whichever node holds its name, and refuses a prefix none reads', async () => {
+      const deployment = createWebhookQueue({ redis: local.target, prefix });
+      local.atTeardown(() => deployment.close());
+      await deployment.pause(true);
+      void deployment.process(async () => undefined);
+      const file = segmentWith(dir, job(63));
+      const run = (queuePrefix: string) =>
+        runScript(
+          'scripts/replay.ts',
+          ['spool', file],
+          cleanEnv({ REDIS_CLUSTER_NODES: local.cluster.seeds, QUEUE_PREFIX: queuePrefix }),
+          30_000,
+        );
+      // Refused until bull has named the worker's connection, queueing nothing.
+      await waitFor(async () => (await run(prefix)).code === 0, 15_000, 'the replay to find the worker');
+      expect(await deployment.getJob(job(63).dedupeKey)).to.not.equal(null);
+      const other = await run('{other}');
+      expect(other.code).to.equal(2);
+      expect(other.stderr).to.include('QUEUE_PREFIX: no worker reads {other}:webhook-events');
     });
   });
 
@@ -358,6 +504,13 @@ describe('scripts/replay.ts', function () {
       const result = await runScript('scripts/replay.ts', ['failed', '--force'], env());
       expect(result.code).to.equal(2);
       expect(result.stderr).to.include("Unknown option '--force'");
+    });
+    it('--no-workers-ok with failed exits 2 (it belongs to spool)', async () => {
+      const result = await runScript('scripts/replay.ts', ['failed', '--no-workers-ok'], env());
+      expect([result.code, result.stderr]).to.deep.equal([
+        2,
+        'failed: --no-workers-ok applies to "spool" only\n',
+      ]);
     });
     it('an unknown --queue exits 2 naming the queues there are', async () => {
       const result = await runScript('scripts/replay.ts', ['failed', '--queue', 'webhook-event'], env());

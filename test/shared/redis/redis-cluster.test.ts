@@ -463,13 +463,14 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       try {
         // A replica that is connected but does not answer: the master still counts it (ROLE).
         replica.process.kill('SIGSTOP');
-        const stalled = await runScript('scripts/replay.ts', ['spool', file], env, 30_000);
+        // No worker reads this queue here: the replay is told to queue anyway.
+        const stalled = await runScript('scripts/replay.ts', ['spool', '--no-workers-ok', file], env, 30_000);
         expect(stalled.code, stalled.stderr).to.equal(1);
         expect(stalled.stderr).to.match(/no replica confirmed the enqueue within 2000 ms/);
         expect(stalled.stdout).to.not.include('1 queued');
         replica.process.kill('SIGCONT');
         await local.cluster.waitUntilOk();
-        const again = await runScript('scripts/replay.ts', ['spool', file], env, 30_000);
+        const again = await runScript('scripts/replay.ts', ['spool', '--no-workers-ok', file], env, 30_000);
         expect(again.code, again.stderr).to.equal(0);
         expect(again.stdout).to.include('0 queued, 1 already queued, 0 invalid');
       } finally {
