@@ -1,9 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { takeOverRightPath } from './pid-lock.ts';
 
 /**
  * What the stack itself keeps in its data directory (a start cut short, or a killed stack, may leave
  * some without dev-secrets.json): its secrets, the servers' data, the spool, the lock and stack.env,
- * with the files those are written through.
+ * with the files those are written through or taken with.
  */
 const STACK_ENTRIES = new Set([
   'dev-secrets.json',
@@ -14,6 +15,8 @@ const STACK_ENTRIES = new Set([
   'redis',
   'receiver-spool',
   'stack.pid',
+  // The right to replace a killed stack's lock, left by a start killed while it took it over.
+  takeOverRightPath('stack.pid'),
   'stack.env',
   'stack.env.new',
 ]);

@@ -19,6 +19,9 @@ function beingWritten(path: string): boolean {
   }
 }
 
+/** The file that is the right to replace the dead holder of lock file `path` (takeOverRight). */
+export const takeOverRightPath = (path: string) => `${path}.takeover`;
+
 /**
  * The right to replace a dead holder's lock, made with `wx` like the lock: of two runs finding the
  * same dead holder, one takes it over. Without it each removed the lock and made its own, and the
@@ -27,7 +30,7 @@ function beingWritten(path: string): boolean {
  * holds it.
  */
 function takeOverRight(path: string): (() => void) | undefined {
-  const right = `${path}.takeover`;
+  const right = takeOverRightPath(path);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       closeSync(openSync(right, 'wx', 0o600));

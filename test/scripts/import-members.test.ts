@@ -487,6 +487,28 @@ describe('scripts/import-members.ts', function () {
       expect(folder.stderr).to.include(`cannot read ${dir}: not a file`);
     });
 
+    // A spreadsheet's `joined_at` column was not read: every member was imported as joined at the
+    // as-of time, and an import with the right header could not correct it (an active member
+    // keeps the join time the tray has).
+    it('a CSV header spelling a column otherwise (joined_at, JoinedAt, Joined At) exits 2 naming it, and opens no storage', async () => {
+      const unreachable = cleanEnv({ MONGODB_URI: 'mongodb://127.0.0.1:9/none', MONGODB_DB: mongo.dbName });
+      const cases: [string, string][] = [
+        ['communityId,userId,joined_at', 'joined_at: expected joinedAt'],
+        ['communityId,userId,JoinedAt', 'JoinedAt: expected joinedAt'],
+        ['communityId,userId,Joined At', 'Joined At: expected joinedAt'],
+        ['community_id,user-id,joinedAt', 'community_id: expected communityId, user-id: expected userId'],
+      ];
+      for (const [header, named] of cases) {
+        const file = join(dir, 'misspelt-header.csv');
+        writeFileSync(file, `${header}\nc-misspelt,u-1,2025-01-01T00:00:00Z\n`);
+        const result = await runScript('scripts/import-members.ts', [file], unreachable, 60_000);
+        expect([result.code, result.stderr.trim()]).to.deep.equal([
+          2,
+          `${file}: the CSV header misspells columns (${named}): only the exact names are read; rename them`,
+        ]);
+      }
+    });
+
     // An events export is NDJSON with communityId and userId too: it opened the storage (and
     // brought its schema up to date) before every line of it was refused.
     it('an NDJSON file of another kind (an events export) exits 2 naming the problem, and opens no storage', async () => {

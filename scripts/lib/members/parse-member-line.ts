@@ -73,9 +73,32 @@ export function toMemberRow(communityId: unknown, userId: unknown, joinedAt: unk
   return { ok: true, row: { communityId, userId, ...(time === undefined ? {} : { joinedAt: time }) } };
 }
 
+const CSV_COLUMNS = ['communityId', 'userId', 'joinedAt'];
+
+/** A header name without case, spaces, `_` or `-`: `joined_at` and `Joined At` read as joinedAt. */
+const looseName = (name: string) => name.toLowerCase().replace(/[\s_-]/g, '');
+
+/**
+ * Header names that mean a column read here but are spelled otherwise, with the spelling read. A
+ * spreadsheet's `joined_at` was ignored: every member joined at the as-of time, and an import with
+ * the right header could not correct it (an active member keeps the join time the tray has).
+ */
+function misspeltColumns(names: string[]): string[] {
+  return names.flatMap((name) => {
+    const meant = CSV_COLUMNS.find((column) => column !== name && looseName(column) === looseName(name));
+    return meant === undefined ? [] : [`${name}: expected ${meant}`];
+  });
+}
+
 /** Columns of a CSV file, from its header: communityId and userId are required, joinedAt optional. */
 export function csvColumns(header: string): { communityId: number; userId: number; joinedAt?: number } {
   const names = (splitCsvLine(header) ?? []).map((name) => name.trim());
+  const misspelt = misspeltColumns(names);
+  if (misspelt.length > 0) {
+    throw new Error(
+      `the CSV header misspells columns (${misspelt.slice(0, 3).join(', ')}): only the exact names are read; rename them`,
+    );
+  }
   const communityId = names.indexOf('communityId');
   const userId = names.indexOf('userId');
   if (communityId < 0 || userId < 0) {

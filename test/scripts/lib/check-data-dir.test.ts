@@ -17,6 +17,14 @@ describe('checkDataDir', () => {
     expect(() => checkDataDir(dir)).not.to.throw();
   });
 
+  // takePidLock makes stack.pid.takeover while it replaces a dead holder's lock: a start killed
+  // then left it, and the next npm start refused the directory holding the secrets and databases.
+  it('takes a directory holding the lock take-over file a killed start left', () => {
+    for (const entry of ['dev-secrets.json', 'postgres', 'stack.pid', 'stack.pid.takeover'])
+      writeFileSync(join(dir, entry), '');
+    expect(() => checkDataDir(dir)).not.to.throw();
+  });
+
   it('refuses one holding anything else, naming the variable and the entries', () => {
     for (const entry of ['dev-secrets.json', 'dev-secrets.json.x.new', 'notes.txt'])
       writeFileSync(join(dir, entry), '');
