@@ -79,12 +79,28 @@ export function createMongoRecords(
   ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, { clock, shape: toTrayRecord, tell });
 
   /**
-   * The stored _id of the user's record handed out as `key`: the key itself, or the plain join of
-   * its parts for a record stored before keys were escaped (only a key with an escape can differ).
+   * Whether a record stored under its former plain-join key (`verb_target_user`, written before
+   * keys were escaped: docs/storage.md) has a live twin under the escaped key, written by new
+   * activity on its group since. Both would hand out one key; the catch-up sends the twin alone,
+   * so a page never ends on a key two records share.
    */
-  const storedIdOf = async (userId: string, key: string): Promise<string> => {
+  const hasTwin = async (doc: TrayRecordDoc, now: number): Promise<boolean> => {
+    const key = recordKey(doc.verb, doc.targetId, doc.userId);
+    if (key === doc._id) return false;
+    return (
+      (await records.findOne({ _id: key, ...live(doc.userId, now) }, { projection: { _id: 1 } })) !== null
+    );
+  };
+
+  /**
+   * The stored _id of the record a catch-up page ended on, handed out as `key`: the key itself, or
+   * the plain join of its parts for a record stored before keys were escaped with no twin (only a
+   * key with an escape can differ).
+   */
+  const storedIdOf = async (userId: string, key: string, now: number): Promise<string> => {
     const identity = decodeRecordKey(key);
     if (!identity || !key.includes('%')) return key;
+    if (await records.findOne({ _id: key, ...live(userId, now) }, { projection: { _id: 1 } })) return key;
     const former = `${identity.verb}_${identity.targetId}_${identity.userId}`;
     // That _id may spell another triple's key: the record's own fields say whose it is.
     const found = await records.findOne(
@@ -93,6 +109,30 @@ export function createMongoRecords(
     );
     return found?.verb === identity.verb && found.targetId === identity.targetId ? former : key;
   };
+
+  /**
+   * Up to `limit` of the user's live records matching `range`, oldest change first then by _id,
+   * a former-key record with a twin left out (hasTwin): read on past those, so a page is short
+   * only at the end.
+   */
+  const changedIn = async (userId: string, now: number, range: Filter<TrayRecordDoc>, limit: number) => {
+    const kept: TrayRecordDoc[] = [];
+    const cursor = records
+      .find({ ...live(userId, now), ...range })
+      .sort({ changedAt: 1, _id: 1 })
+      .batchSize(Math.min(limit, 1_000));
+    try {
+      for await (const doc of cursor) {
+        if (await hasTwin(doc, now)) continue;
+        kept.push(doc);
+        if (kept.length >= limit) break;
+      }
+    } finally {
+      await cursor.close();
+    }
+    return kept;
+  };
+
   return {
     async countUnread(userId, lastReadAt, now) {
       // No MongoDB command reads two collections at once: the last-read time first, then the count.
@@ -138,39 +178,28 @@ export function createMongoRecords(
     // A record re-created under the same _id starts at a first version of its own (firstVersion),
     // so the claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
-    // Pages continue by the stored _id, the order they are read in: for a record stored under its
-    // former plain-join key (`verb_target_user`, docs/storage.md) that is not the key it was handed
-    // out with, which sorts before it when an id holds `_` (`%5F`), and a page continued from the
-    // key read it and the ones after it again, for ever.
     async changedSince(userId, since, now, page) {
       // A record written before live streams has no changedAt and counts as changed at 0, so it is
       // after a negative `since` only; the missing field sorts first, as 0 would.
-      const changed = (range: Filter<TrayRecordDoc>) =>
-        records.find({ ...live(userId, now), ...range }).sort({ changedAt: 1, _id: 1 });
       const sinceRange: Filter<TrayRecordDoc> = since >= 0 ? { changedAt: { $gt: since } } : {};
       const after = page?.after;
-      if (!page) return (await changed(sinceRange).toArray()).map(toInboxRecord);
-      if (!after) return (await changed(sinceRange).limit(page.limit).toArray()).map(toInboxRecord);
+      const limit = page?.limit ?? Number.POSITIVE_INFINITY;
+      if (!after) return (await changedIn(userId, now, sinceRange, limit)).map(toInboxRecord);
       // A later page, as two reads that each walk user_changes from where the last page ended
       // (no $or, which FerretDB cannot push down, and which scanned from `since` on every page):
       // the rest of the records changed at the last one's time, then those changed after it.
+      // Pages continue by the stored _id, the order they are read in: for a record stored under
+      // its former key that is not the key it was handed out with, which sorts before it when an
+      // id holds `_` (`%5F`), and a page continued from the key read it and those after it again.
       const found: TrayRecordDoc[] = [];
       if (since < 0 || after.changedAt > since) {
-        const afterId = await storedIdOf(userId, after.key);
+        const afterId = await storedIdOf(userId, after.key, now);
         const tie = after.changedAt === 0 ? { $exists: false } : after.changedAt;
-        found.push(
-          ...(await changed({ changedAt: tie, _id: { $gt: afterId } })
-            .limit(page.limit)
-            .toArray()),
-        );
+        found.push(...(await changedIn(userId, now, { changedAt: tie, _id: { $gt: afterId } }, limit)));
       }
-      if (found.length < page.limit) {
+      if (found.length < limit) {
         const from = Math.max(after.changedAt, since);
-        found.push(
-          ...(await changed({ changedAt: { $gt: from } })
-            .limit(page.limit - found.length)
-            .toArray()),
-        );
+        found.push(...(await changedIn(userId, now, { changedAt: { $gt: from } }, limit - found.length)));
       }
       return found.map(toInboxRecord);
     },

@@ -50,4 +50,30 @@ describe('MongoDB records: a stream’s catch-up across records stored under the
     expect(pages).to.be.at.most(3);
     expect(seen.sort()).to.deep.equal(['p_a', 'p_b', 'p_c', 'p_d', 'p_e']);
   });
+
+  // New activity on a group whose former record still lives writes a second record under the
+  // escaped key: both hand out one key, and a page that ended on either could not say which, so
+  // went on past the records between the two or read them again for ever. The new one is sent.
+  it('sends each key once, the record under the escaped key, when one group has a record under each', async () => {
+    const userId = 'u-both';
+    const changedAt = NOW - 1_000;
+    const at = (targetId: string, _id: string) =>
+      aTrayRecord({ userId, targetId, lastUpdate: NOW - HOUR_MS, changedAt, _id });
+    const escaped = (targetId: string) => encodeRecordKey({ verb: 'comment', targetId, userId });
+    await insertRecords(mongo.db, [
+      at('p_a', `comment_p_a_${userId}`),
+      at('p_a', escaped('p_a')),
+      at('p_b', escaped('p_b')),
+      at('p-c', escaped('p-c')),
+    ]);
+    const records = createMongoRecords(mongo.db, { lastRead: { latest: () => Promise.resolve(0) } });
+    const seen: string[] = [];
+    let pages = 0;
+    for await (const page of streamCatchUp({ records }, userId, 0, NOW, 1)) {
+      seen.push(...page.map((record) => record.targetId));
+      if ((pages += 1) > 10) break;
+    }
+    expect(pages).to.be.at.most(4);
+    expect(seen.sort()).to.deep.equal(['p-c', 'p_a', 'p_b']);
+  });
 });
