@@ -3,7 +3,10 @@
 -- records (0.3 ms with it), and a mark-all-read of them left a catch-up of 500 such pages; every
 -- reconnect, even with nothing to send, read the whole tray once.
 -- It costs each record written one more index insertion (a fan-out of 10,000 members measured
--- within the run-to-run spread); no HOT update is lost, as with tray_records_expiry (0010).
+-- within the run-to-run spread), and the writes that changed no indexed column before (a removal's
+-- recompute, a deleted user's rewrite, a late restamp) are no longer HOT updates: a post deletion
+-- shrinking 10,000 members' records took 0.79-0.80 s before it, 0.83-0.88 s after
+-- (scripts/time-pg-fanout.ts). A reconnect of every stream (a deploy) is the common read it serves.
 -- A plain CREATE INDEX, as every migration's: it blocks writes to tray_records, not reads, while it
 -- builds (docs/storage.md, "Pointing an adapter at your server").
 CREATE INDEX tray_records_changes ON tray_records (user_id, changed_at, key);
