@@ -264,17 +264,16 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
       // delivered now if the database answers; otherwise the next attempt delivers it again (the
       // endpoint drops repeats by Idempotency-Key).
       deps.logger.warn({ decisionId, attempts, err: error.message }, 'decision delivered, not recorded');
-      if (final)
-        await fromStorage(decisionId, () => deps.decisions.markDelivered(decisionId, attempts, clock()));
+      // Outside the gate: a wait there would count as a parked job in the shutdown's reckoning
+      // (closeQueueAtGate), though no job is held by it. The delivery's own record waited already.
+      if (final) await deps.decisions.markDelivered(decisionId, attempts, clock());
       return;
     }
     // fetch's errors may quote the URL, credentials and all; the message is logged and stored
     // (lastError, shown by GET /admin/moderation/decisions).
     const reason = redactUrlCredentials(error.message);
     deps.logger[final ? 'error' : 'warn']({ decisionId, attempts, err: reason }, 'decision delivery failed');
-    await fromStorage(decisionId, () =>
-      deps.decisions.markAttemptFailed(decisionId, attempts, reason, final),
-    );
+    await deps.decisions.markAttemptFailed(decisionId, attempts, reason, final);
   };
   return {
     stopTaking: () => {
