@@ -65,10 +65,10 @@ const isStandardSecret = (entry: string) =>
 /**
  * A documentation placeholder left in, not a secret: text in `<...>` (the starter kit's
  * `main=<the webhook's secret from the platform's admin panel>` keyed the webhook with those 52
- * bytes, not even warned about as short), or text with a space in it, which no generated secret
- * has.
+ * bytes, not even warned about as short). A secret with a space is taken: the platform's format is
+ * not published, and one that verified deliveries must not stop a receiver at its upgrade.
  */
-const looksLikePlaceholder = (secret: string) => /^<.*>$/s.test(secret) || /\s/.test(secret);
+const looksLikePlaceholder = (secret: string) => /^<.*>$/s.test(secret);
 
 /**
  * Parses WEBHOOK_SECRETS: comma-separated `name=secret` entries or bare secrets (named `default`).
@@ -110,8 +110,8 @@ export function parseWebhookSecrets(text: string, options: WebhookOptions = {}):
     // A Standard Webhooks secret is Base64, whose check below refuses a placeholder already.
     if (schemeOf(name) === 'platform' && looksLikePlaceholder(secret)) {
       throw new Error(
-        `entry ${index + 1} looks like a placeholder, not a secret (text in "<" and ">", or with a ` +
-          "space): put the webhook's secret from the platform's admin panel in its place",
+        `entry ${index + 1} looks like a placeholder, not a secret (text in "<" and ">"): ` +
+          "put the webhook's secret from the platform's admin panel in its place",
       );
     }
     const keys = byName.get(name) ?? [];

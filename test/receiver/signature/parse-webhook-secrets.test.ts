@@ -108,9 +108,6 @@ describe('parseWebhookSecrets', () => {
     ["main=<the webhook's secret from the platform's admin panel>", 1],
     ['eu=s3cret-of-eu,us=<secret>', 2],
     ['<secret>', 1],
-    ['eu=s3cret-of-eu, eu=the new secret', 2],
-    ['my key=s3cret', 1],
-    ['eu=s3cret	of-eu', 1],
   ] as const) {
     it(`refuses ${JSON.stringify(text)}: a placeholder left in, naming the entry's position only`, () => {
       const secret = text.split(',')[entry - 1]!.replace(/^\s*[A-Za-z]+=/, '');
@@ -120,6 +117,12 @@ describe('parseWebhookSecrets', () => {
         .that.does.not.include(secret);
     });
   }
+
+  // The platform's secret format is not published: one with a space that verified deliveries
+  // before must not stop a receiver at its upgrade.
+  it('takes a secret with a space in it', () => {
+    expect(names('eu=the new secret')).to.deep.equal(['eu:the new secret']);
+  });
 
   it('takes a secret that only starts with "<" or only ends with ">"', () => {
     expect(names('eu=<s3cret,us=s3cret>')).to.deep.equal(['eu:<s3cret', 'us:s3cret>']);
