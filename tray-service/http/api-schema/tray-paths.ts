@@ -27,7 +27,7 @@ export const trayPaths: ZodOpenApiPathsObject = {
     get: {
       summary: 'Total unread and unseen counts of the inbox',
       description:
-        'totalUnreadCount: records in the inbox (not archived, not snoozed) updated after the last-read time (POST /notifications/v2/last-read) and not marked read. totalUnseenCount: records in the inbox not seen, of those made unread after the last-read time.',
+        'totalUnreadCount: records in the inbox (not archived, not snoozed) made unread (new activity, a wake-up) after the last-read time (POST /notifications/v2/last-read) and not marked read. totalUnseenCount: records in the inbox not seen, of those made unread after the last-read time.',
       responses: { 200: ok(unreadCountBody), ...trayBodyErrors },
     },
   },
