@@ -123,8 +123,8 @@ async function main(): Promise<number> {
   // between, and bring those members back.
   const asOf = givenAsOf ?? Math.floor(stats.mtimeMs);
   const asOfSource = givenAsOf === undefined ? "the file's time" : '--as-of';
-  // A list from the future would hold its members back until then, and no later import could
-  // undo it: each would read as older than the state this one stored.
+  // A list from the future would hold its new members back until then and override every leave
+  // before then, and no later import could undo it: an import never takes anything back.
   if (asOf > Date.now() + CLOCK_ALLOWANCE_MS) {
     const shown = new Date(asOf).toISOString();
     throw new UsageError(

@@ -9,6 +9,8 @@ import {
   membershipId,
   type MembershipDoc,
 } from '../../tray-service/storage/mongodb/collections/memberships-collection.ts';
+import { membershipIntervals } from '../../tray-service/domain/membership-intervals.ts';
+import { importedEdges } from '../../tray-service/storage/mongodb/memberships/membership-changes.ts';
 import { untilWaitingForLock } from '../support/until-waiting-for-lock.ts';
 import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 import { usePostgres } from '../support/use-postgres.ts';
@@ -53,10 +55,12 @@ describe('scripts/import-members.ts', function () {
         active: true,
         since: Date.parse('2026-11-20T00:00:00Z'),
         updatedAt: Date.parse('2026-11-20T00:00:00Z'),
+        asOf: [Date.parse('2026-11-20T00:00:00Z')],
       });
       const snapshot = await members().find({}).sort({ _id: 1 }).toArray();
 
-      const second = await run([file, '--batch-size', '700']);
+      // The same import again (the list as of the same time).
+      const second = await run([file, '--as-of', '2026-11-20T00:00:00Z', '--batch-size', '700']);
       expect(second.code).to.equal(0);
       expect(second.stdout).to.include('5000 lines, 0 inserted, 0 updated, 5000 unchanged, 0 invalid');
       expect(await members().find({}).sort({ _id: 1 }).toArray()).to.deep.equal(snapshot);
@@ -158,7 +162,8 @@ describe('scripts/import-members.ts', function () {
       );
       const result = await run([file, '--as-of', '2026-11-20T00:00:00Z']);
       expect(result.code).to.equal(3);
-      expect(result.stdout).to.include('8 lines, 1 inserted, 1 updated, 3 unchanged, 3 invalid');
+      // Each member imported before has the list's time stored, whatever they were at it.
+      expect(result.stdout).to.include('8 lines, 1 inserted, 3 updated, 1 unchanged, 3 invalid');
       const idProblem = 'expected a non-empty id of at most 128 characters without spaces';
       expect(result.stderr).to.include(`${file}:6: userId: ${idProblem}`);
       expect(result.stderr).to.include(`${file}:7: not valid JSON`);
@@ -166,9 +171,23 @@ describe('scripts/import-members.ts', function () {
       const byUser = new Map(
         (await members().find({ communityId: 'n-1' }).toArray()).map((d) => [d.userId, d]),
       );
-      expect(byUser.get('old-leave')).to.include({ active: true, since: asOf, updatedAt: asOf });
+      // A document keeps what it held (a join at since, a join or leave at updatedAt) and gains a
+      // join at the list's time.
+      const intervals = (userId: string) => {
+        const doc = byUser.get(userId);
+        return doc && membershipIntervals(importedEdges(doc));
+      };
+      expect(byUser.get('old-leave')).to.include({ active: false, since: 1, updatedAt: asOf - 1000 });
+      expect(intervals('old-leave')).to.deep.equal([
+        { from: 1, to: asOf - 1000 },
+        { from: asOf, to: Infinity },
+      ]);
       expect(byUser.get('new-leave')).to.include({ active: false, updatedAt: asOf + 1000 });
+      expect(intervals('new-leave')).to.deep.equal([{ from: 1, to: asOf + 1000 }]);
       expect(byUser.get('member')).to.include({ active: true, since: 5 });
+      expect(intervals('member')).to.deep.equal([{ from: 5, to: Infinity }]);
+      for (const userId of ['old-leave', 'new-leave', 'member'])
+        expect(byUser.get(userId)?.asOf, userId).to.deep.equal([asOf]);
       expect(byUser.get('fresh')).to.include({ active: true, since: Date.parse('2026-01-01T00:00:00Z') });
     });
   });

@@ -388,9 +388,12 @@ export interface ImportedMember {
 
 export interface MembersImportPort {
   /**
-   * Adds memberships from the platform's own list. A member the change log already knows is left
-   * as the log says (a leave stored after `asOf` wins over the import). The counts add up to
-   * `members.length`: a member listed more than once counts once more as unchanged for each repeat.
+   * Adds memberships from the platform's own list: each member is one as of `asOf`, a join
+   * processed before everything, kept beside every earlier list's (a leave stored after `asOf`
+   * wins over the import, one before it does not, whenever it arrives). Counts: inserted, a member
+   * new to the imports; updated, one imported before who had no list at `asOf`; unchanged, one
+   * who had (the same list again). They add up to `members.length`: a member listed more than
+   * once counts once more as unchanged for each repeat.
    */
   importBatch(
     members: readonly ImportedMember[],

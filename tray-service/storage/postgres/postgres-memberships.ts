@@ -72,13 +72,14 @@ export async function insertChanges(
 
 /**
  * Re-folds the membership intervals of `members` from their change log and imported membership
- * (membershipIntervals: the same whatever order the changes arrived in) and stores them in
- * tray_memberships, where a fan-out joins them, and their away spans (awaySpans) in
- * tray_member_away, which the records of the community's targets leave out. Prunes each member's
- * changes at or before `retentionCutoff` and every countFrom of the user's records (pruneCutoff)
- * that decide nothing any more (prunableChanges): posts that old make no record, and no record
- * counts them. The caller holds the members' locks. Returns each member's changes (imported ones
- * included, pruned ones too) with their places, by memberId: what a join's backfill reads (spanOfJoin).
+ * (joins at since, as_of and each relisted_at; membershipIntervals: the same whatever order the
+ * changes arrived in) and stores them in tray_memberships, where a fan-out joins them, and their
+ * away spans (awaySpans) in tray_member_away, which the records of the community's targets leave
+ * out. Prunes each member's changes at or before `retentionCutoff` and every countFrom of the
+ * user's records (pruneCutoff) that decide nothing any more (prunableChanges): posts that old make
+ * no record, and no record counts them. The caller holds the members' locks. Returns each
+ * member's changes (imported ones included, pruned ones too) with their places, by memberId: what
+ * a join's backfill reads (spanOfJoin).
  */
 export async function refoldMemberships(
   client: pg.PoolClient,
@@ -105,7 +106,7 @@ export async function refoldMemberships(
      UNION ALL
      SELECT i.community_id, i.user_id, e.at, true, 0, NULL, false
      FROM m JOIN tray_imported_members i USING (community_id, user_id)
-     CROSS JOIN LATERAL (VALUES (i.since), (i.as_of)) AS e(at)`,
+     CROSS JOIN LATERAL unnest(ARRAY[i.since, i.as_of] || i.relisted_at) AS e(at)`,
     [communities, users],
   );
   const byMember = new Map<string, { all: MembershipEdge[]; logged: MembershipEdge[] }>(

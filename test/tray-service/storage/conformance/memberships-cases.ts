@@ -242,13 +242,14 @@ conformanceCase(
     await c.membership('ben', true, 3);
     await c.membership('ben', false, 5);
     // Ana is not a member at the new list's time: she is again from it. Ben's leave after that
-    // time stands. Listed again at the same time, nothing changes.
+    // time stands. Both have the list's time stored (updated). Listed again at the same time,
+    // nothing changes.
     expect(
       await context.storage.members.importBatch([c.listed('ana', 0), c.listed('ben', 0)], at(4)),
     ).to.deep.equal({
       inserted: 0,
-      updated: 1,
-      unchanged: 1,
+      updated: 2,
+      unchanged: 0,
     });
     expect(await context.storage.members.importBatch([c.listed('ana', 0)], at(4))).to.deep.equal({
       inserted: 0,
@@ -263,6 +264,58 @@ conformanceCase(
     await c.posts([c.post('dee', 1.5), c.post('eve', 3)]);
     const record = await c.postRecord('ana');
     expect(actorIdsOf(record)).to.include(context.id('dee')).and.not.include(context.id('eve'));
+  },
+);
+
+// Each list's time is a join of its own, processed before everything: a later list adds its own
+// and keeps those before it, or it took back the membership an earlier list had restored.
+conformanceCase(
+  'memberships: a later list keeps each earlier list’s as-of join: a membership one restored is never taken back',
+  async (context) => {
+    const c = community(context);
+    const list = (minute: number) => context.storage.members.importBatch([c.listed('ana', 0)], at(minute));
+    await list(1);
+    await c.membership('ana', false, 2);
+    // Away from 2; the list as of 4 names her: a member again from 4, until she leaves at 6.
+    await list(4);
+    await c.posts([c.post('ben', 5)]);
+    expect(await c.postRecord('ana')).to.include({ lastActionId: context.id('p-ben-5') });
+    await c.membership('ana', false, 6);
+    // The list as of 7 names her again: a member from 7, her membership from 4 to 6 kept.
+    await list(7);
+    await c.posts([c.post('cid', 8)]);
+    const record = await c.postRecord('ana');
+    expect(actorIdsOf(record)).to.deep.equal([context.id('cid'), context.id('ben')]);
+    expect(record?.actorsCount).to.equal(2);
+    // Posts arriving late: one from inside that membership reaches her, those from her times
+    // away do not.
+    await c.posts([c.post('dee', 4.5), c.post('eve', 3), c.post('fay', 6.5)]);
+    const late = await c.postRecord('ana');
+    expect(actorIdsOf(late)).to.deep.equal([context.id('cid'), context.id('ben'), context.id('dee')]);
+    expect(late?.actorsCount).to.equal(3);
+  },
+);
+
+// A list that names a current member records its time too: what a leave from before the list
+// does to them cannot depend on whether it arrived before the import or after it.
+conformanceCase(
+  'memberships: a list naming a current member keeps its as-of join: a leave dated before it ends the same, delivered before the import or after',
+  async (context) => {
+    const c = community(context);
+    await context.storage.members.importBatch([c.listed('ana', 0), c.listed('ben', 0)], at(1));
+    // Both leave at 2; Ben's leave arrives before the list as of 4, Ana's after it.
+    await c.membership('ben', false, 2);
+    const counts = await context.storage.members.importBatch([c.listed('ana', 0), c.listed('ben', 0)], at(4));
+    await c.membership('ana', false, 2);
+    await c.posts([c.post('cid', 3), c.post('dee', 5)]);
+    // The list as of 4 names both: members from 4 on, away from 2 to 4.
+    for (const user of ['ana', 'ben']) {
+      const record = await c.postRecord(user);
+      expect(actorIdsOf(record), user).to.deep.equal([context.id('dee')]);
+      expect(record?.actorsCount, user).to.equal(1);
+    }
+    // Each has the list's time stored anew: counted alike, whatever they were at that time.
+    expect(counts).to.deep.equal({ inserted: 0, updated: 2, unchanged: 0 });
   },
 );
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
+import { OPEN_END } from '../../../../tray-service/storage/postgres/postgres-memberships.ts';
 import { at, join, leave, post, useTray } from './tray-fixture.ts';
 
 describe('storage/postgres members import (MembersImportPort)', () => {
@@ -51,10 +52,11 @@ describe('storage/postgres members import (MembersImportPort)', () => {
       CREATE TRIGGER import_fail_once AFTER INSERT ON tray_imported_members
         FOR EACH STATEMENT EXECUTE FUNCTION import_fail_once();`);
     try {
+      // Ana imported before: the list's time stored for her (updated), once.
       expect(await importBatch(['u-ana', 'u-bob'], 20)).to.deep.equal({
         inserted: 1,
-        updated: 0,
-        unchanged: 1,
+        updated: 1,
+        unchanged: 0,
       });
       expect(
         Number((await pool.query<{ n: string }>(`SELECT last_value AS n FROM import_fail_once`)).rows[0]?.n),
@@ -63,6 +65,33 @@ describe('storage/postgres members import (MembersImportPort)', () => {
       await pool.query(`DROP TRIGGER import_fail_once ON tray_imported_members;
         DROP FUNCTION import_fail_once(); DROP SEQUENCE import_fail_once;`);
     }
+  });
+
+  it('keeps each list’s time once, and folds them all into the stored memberships', async () => {
+    const { pool } = tray.pg;
+    await importBatch(['u-ana'], 10);
+    await tray.writes.applyMemberships([leave('c-hike', 'u-ana', 20)], tray.context());
+    expect(await importBatch(['u-ana'], 40)).to.deep.equal({ inserted: 0, updated: 1, unchanged: 0 });
+    await tray.writes.applyMemberships([leave('c-hike', 'u-ana', 50)], tray.context());
+    // An older list, imported late, adds its time too; one imported before adds nothing.
+    expect(await importBatch(['u-ana'], 30)).to.deep.equal({ inserted: 0, updated: 1, unchanged: 0 });
+    expect(await importBatch(['u-ana'], 60)).to.deep.equal({ inserted: 0, updated: 1, unchanged: 0 });
+    for (const minutes of [10, 30, 40, 60])
+      expect(await importBatch(['u-ana'], minutes)).to.deep.equal({ inserted: 0, updated: 0, unchanged: 1 });
+    const stored = await pool.query<{ as_of: string; relisted_at: string[] }>(
+      "SELECT as_of, relisted_at FROM tray_imported_members WHERE user_id = 'u-ana'",
+    );
+    expect(stored.rows.map((row) => [Number(row.as_of), row.relisted_at.map(Number)])).to.deep.equal([
+      [at(10), [at(40), at(30), at(60)]],
+    ]);
+    const spans = await pool.query<{ from_at: string; to_at: string }>(
+      "SELECT from_at, to_at FROM tray_memberships WHERE user_id = 'u-ana' ORDER BY from_at",
+    );
+    expect(spans.rows.map((row) => [Number(row.from_at), row.to_at])).to.deep.equal([
+      [at(0), String(at(20))],
+      [at(30), String(at(50))],
+      [at(60), OPEN_END],
+    ]);
   });
 
   it('lets a leave stored after the list’s time stand, and overrides one stored before it', async () => {

@@ -10,11 +10,21 @@ export interface MembershipDoc {
   _id: string;
   communityId: string;
   userId: string;
+  /** Whether `updatedAt` is a join (always, as the import writes it) or a leave. */
   active: boolean;
-  /** Epoch ms of the latest join; posts created before it are not fanned out to this member. */
+  /** Epoch ms of the join the first list gave (its joinedAt, else its time). */
   since: number;
-  /** Epoch ms of the latest join/leave applied; older join/leave deliveries are ignored. */
+  /**
+   * Epoch ms of the first list's time; on a document from before lists kept their times, of the
+   * one list's time or the latest join or leave applied then.
+   */
   updatedAt: number;
+  /**
+   * Epoch ms of every list that named the member (npm run import-members), each time once: a join
+   * at each, processed before everything. One element per distinct list time; absent on a
+   * document from before lists kept their times.
+   */
+  asOf?: number[];
 }
 
 export function membershipId(communityId: string, userId: string): string {

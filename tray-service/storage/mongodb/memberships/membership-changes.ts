@@ -170,9 +170,8 @@ export interface MemberSpans {
 
 /**
  * Each user's membership intervals in one community: the stored changes plus the imported
- * memberships (community_members, written by `npm run import-members`: a join at `since`, and a
- * join or leave at `updatedAt` as `active` says), each read by equality on communityId (one index
- * lookup on FerretDB, which pushes nothing else down).
+ * memberships (community_members, written by `npm run import-members`: importedEdges), each read
+ * by equality on communityId (one index lookup on FerretDB, which pushes nothing else down).
  */
 export async function communityIntervals(
   db: Db,
@@ -199,7 +198,10 @@ export async function communityMembers(db: Db, communityId: string): Promise<Map
       .collection<MembershipDoc>(MEMBERSHIPS)
       .find(
         { communityId },
-        { projection: { _id: 0, userId: 1, active: 1, since: 1, updatedAt: 1 }, batchSize: WHOLE_GROUP },
+        {
+          projection: { _id: 0, userId: 1, active: 1, since: 1, updatedAt: 1, asOf: 1 },
+          batchSize: WHOLE_GROUP,
+        },
       )
       .toArray(),
   ]);
@@ -337,15 +339,19 @@ export async function memberChangesFingerprint(db: Db, communityId: string, user
 }
 
 /**
- * An imported member is one as of the list's time (`updatedAt`): a leave stored before it is
- * overridden, one after it stands (npm run import-members' rule).
+ * An imported member is one as of each list's time that named them (`asOf`), a join processed
+ * before everything: a leave stored before it is overridden, one after it stands (npm run
+ * import-members' rule). Also a join at `since`, and a join or a leave at `updatedAt` as `active`
+ * says: the first list's time, or on a document from before lists kept their times, the one
+ * list's time or the latest join or leave applied then.
  */
 export function importedEdges(
-  member: Pick<MembershipDoc, 'since' | 'active' | 'updatedAt'>,
+  member: Pick<MembershipDoc, 'since' | 'active' | 'updatedAt' | 'asOf'>,
 ): MembershipEdge[] {
   return [
     { joined: true, at: member.since },
     { joined: member.active, at: member.updatedAt },
+    ...(member.asOf ?? []).map((at) => ({ joined: true, at })),
   ];
 }
 

@@ -1,30 +1,20 @@
 import type { Db } from 'mongodb';
 import type { MembersImportPort } from '../../port.ts';
-import { applyMemberBatch, loadLeftMembers } from './apply-member-batch.ts';
+import { applyMemberBatch } from './apply-member-batch.ts';
 
 /**
- * The storage port's membership import on MongoDB (community_members). The members who left before
- * the list's time are read once per import (one `asOf`), not once per batch: FerretDB answers that
- * read with a scan. A leave stored while the import runs is folded with it by time.
+ * The storage port's membership import on MongoDB (community_members): each batch is written
+ * without reading first (applyMemberBatch), each listed member as of the list's time.
  */
 export function createMongoMembersImport(db: Db): MembersImportPort {
-  let loaded: { asOf: number; left: Promise<Set<string>> } | undefined;
   return {
-    async importBatch(batch, asOf) {
-      if (loaded?.asOf !== asOf) {
-        const left = loadLeftMembers(db, asOf);
-        loaded = { asOf, left };
-        // A failed read is not kept: the next batch reads again.
-        left.catch(() => {
-          if (loaded?.left === left) loaded = undefined;
-        });
-      }
+    importBatch(batch, asOf) {
       const rows = batch.map((member) => ({
         communityId: member.communityId,
         userId: member.userId,
         joinedAt: member.since,
       }));
-      return applyMemberBatch(db, rows, await loaded.left, asOf);
+      return applyMemberBatch(db, rows, asOf);
     },
   };
 }
