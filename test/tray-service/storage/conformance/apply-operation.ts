@@ -106,6 +106,6 @@ export async function applyOperation(
       // Only cases that need the removals capability make removals (conformance-adapters.ts).
       return storage.writes.applyRemovals(operation.removals, write(now));
     default:
-      await applyInboxOperation(storage, operation);
+      await applyInboxOperation(storage, operation, write(now).onWritten ?? (async () => undefined));
   }
 }

@@ -1,4 +1,5 @@
 import type { MarkOperation, TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
+import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
 import type { InboxMark, InboxPort, TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { RETENTION_DAYS } from './apply-operation.ts';
 import { MAX_MUTES_IN_FORCE } from '../../../../tray-service/domain/mute.ts';
@@ -40,15 +41,24 @@ function markOf(
 /**
  * Applies an inbox operation of the reference tray through the inbox port, as the use cases will:
  * answers what the model's apply answers (`updated` of a mark, 1 for a removed mute, else 0). A
- * wake-up claims batches until one comes back short.
+ * wake-up claims batches until one comes back short. The records a mark or wake-up returns go to
+ * `tell`, compared by the caller with the model's (told-records.ts).
  */
-export async function applyInboxOperation(storage: TrayStorage, operation: InboxOperation): Promise<number> {
+export async function applyInboxOperation(
+  storage: TrayStorage,
+  operation: InboxOperation,
+  /** Told the records a mark or a wake-up returns: what the use cases hand the live streams. */
+  tell: (records: readonly InboxRecord[]) => Promise<void> = async () => undefined,
+): Promise<number> {
   const inbox = inboxOf(storage);
   const { now } = operation;
   switch (operation.kind) {
     case 'wake':
-      while ((await inbox.wakeDue(now, WAKE_BATCH)).length === WAKE_BATCH);
-      return 0;
+      for (;;) {
+        const woken = await inbox.wakeDue(now, WAKE_BATCH);
+        await tell(woken);
+        if (woken.length < WAKE_BATCH) return 0;
+      }
     case 'mute':
       await inbox.putMute(
         operation.userId,
@@ -61,7 +71,10 @@ export async function applyInboxOperation(storage: TrayStorage, operation: Inbox
       return 0;
     case 'unmute':
       return (await inbox.removeMute(operation.userId, operation.target, now, RETENTION_DAYS)) ? 1 : 0;
-    default:
-      return (await inbox.mark(operation.userId, markOf(operation), now)).length;
+    default: {
+      const marked = await inbox.mark(operation.userId, markOf(operation), now);
+      await tell(marked);
+      return marked.length;
+    }
   }
 }

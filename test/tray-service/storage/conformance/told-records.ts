@@ -11,6 +11,8 @@ export interface ToldRecords {
   readonly onWritten: (records: readonly InboxRecord[]) => Promise<void>;
   /** The records told since the last call, the last state of each; forgets them. */
   take(): InboxRecord[];
+  /** How many records were told since the last take. */
+  pending(): number;
 }
 
 export function toldRecords(): ToldRecords {
@@ -24,28 +26,26 @@ export function toldRecords(): ToldRecords {
       told = new Map();
       return taken;
     },
+    pending: () => told.size,
   };
 }
 
 /**
- * The read and inbox state of a record: what a stream's `record` event tells a client; and its
- * changedAt, which the stream tells the record's states apart by.
- */
-const stateOf = ({ key, hasRead, isSeen, archivedAt, snoozedUntil, changedAt }: InboxRecord) =>
-  plain({ key, hasRead, isSeen, archivedAt, snoozedUntil, changedAt });
-
-/**
- * Each told record's read and inbox state against the model's record of that key after the same
- * operation at `now`, one line per difference. Left out: a record the model no longer holds (a
+ * Each told record whole (what a stream's `record` event tells a client: actors, count, read and
+ * inbox state, and the changedAt the stream tells its states apart by) against the model's record
+ * of that key after the same operation at `now`, one line per difference. Left out: a record the model no longer holds (a
  * later step of the operation removed it), and one the model holds expired at `now`: the adapters
  * tell what they write, expired or not, but no stream hears of an expired record (the apply-job use
  * case drops it), and what state an expired record keeps is left to each engine.
  */
 export function toldDifferences(told: readonly InboxRecord[], model: ReferenceTray, now: number): string[] {
-  return told.flatMap((record) => {
+  return told.flatMap((told) => {
+    // A mark's records also say when they changed before it (MarkedRecord), for the stream's
+    // cursor: not a field of the record.
+    const { changedBefore: _changedBefore, ...record } = told as InboxRecord & { changedBefore?: number };
     const expected = model.storedRecords(record.userId).find((stored) => stored.key === record.key);
     return expected && model.live(expected, now)
-      ? differences(stateOf(record), stateOf(inboxView(expected)), ` told ${record.key}`)
+      ? differences(plain(record), plain(inboxView(expected)), ` told ${record.key}`)
       : [];
   });
 }
