@@ -415,6 +415,23 @@ describe('moderation decision delivery', () => {
       throw new Error('the database gave no error');
     };
     const postgres = usePostgres();
+    /** A spam post's decision, delivered with `storageErrors` on the way: recorded, sent once. */
+    const expectDeliveredOnce = async (
+      postId: string,
+      attempts: number,
+      storageErrors: NonNullable<Parameters<typeof setup>[2]>['storageErrors'],
+    ) => {
+      const { server, decisions, step, close } = await setup([200], attempts, { storageErrors });
+      try {
+        const event = eventDoc({ data: { post: { postId, text: 'spam' } } });
+        await step(event);
+        const settled = await settledDecision(decisions, event.key);
+        expect(settled.delivery).to.equal('delivered');
+        expect(server.requests).to.have.lengthOf(1);
+      } finally {
+        await close();
+      }
+    };
 
     it('records a delivery the database refused to record at first, delivering it once', async () => {
       const readOnly = await provoked(
@@ -422,35 +439,13 @@ describe('moderation decision delivery', () => {
         'CREATE TABLE never_made (id int)',
       );
       expect((readOnly as { code?: string }).code).to.equal('25006');
-      const { server, decisions, step, close } = await setup([200], 2, {
-        storageErrors: { call: 'markDelivered', error: readOnly, times: 3 },
-      });
-      try {
-        const event = eventDoc({ data: { post: { postId: 'p-ro', text: 'spam' } } });
-        await step(event);
-        const settled = await settledDecision(decisions, event.key);
-        expect(settled.delivery).to.equal('delivered');
-        expect(server.requests).to.have.lengthOf(1);
-      } finally {
-        await close();
-      }
+      await expectDeliveredOnce('p-ro', 2, { call: 'markDelivered', error: readOnly, times: 3 });
     });
 
     it('reads the decision again after "not now", without spending its only attempt', async () => {
       const timedOut = await provoked('SET statement_timeout = 1', 'SELECT pg_sleep(1)');
       expect((timedOut as { code?: string }).code).to.equal('57014');
-      const { server, decisions, step, close } = await setup([200], 1, {
-        storageErrors: { call: 'get', error: timedOut, times: 2 },
-      });
-      try {
-        const event = eventDoc({ data: { post: { postId: 'p-busy', text: 'spam' } } });
-        await step(event);
-        const settled = await settledDecision(decisions, event.key);
-        expect(settled.delivery).to.equal('delivered');
-        expect(server.requests).to.have.lengthOf(1);
-      } finally {
-        await close();
-      }
+      await expectDeliveredOnce('p-busy', 1, { call: 'get', error: timedOut, times: 2 });
     });
   });
 

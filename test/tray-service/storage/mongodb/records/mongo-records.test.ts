@@ -17,6 +17,17 @@ describe('MongoDB records: a stream’s catch-up across records stored under the
   this.timeout(30_000);
   const mongo = useMongo();
   before(() => ensureTestCollections(mongo.db, [trayRecordsCollection]));
+  /** A catch-up from the start in pages of `limit`: the targets sent, and the pages (10 at most). */
+  const catchUp = async (userId: string, limit: number) => {
+    const records = createMongoRecords(mongo.db, { lastRead: { latest: () => Promise.resolve(0) } });
+    const seen: string[] = [];
+    let pages = 0;
+    for await (const page of streamCatchUp({ records }, userId, 0, NOW, limit)) {
+      seen.push(...page.map((record) => record.targetId));
+      if ((pages += 1) > 10) break;
+    }
+    return { seen, pages };
+  };
 
   it('reads every record changed since, each once, in pages, ending', async () => {
     const userId = 'u-legacy';
@@ -40,13 +51,7 @@ describe('MongoDB records: a stream’s catch-up across records stored under the
       }),
     );
     await insertRecords(mongo.db, [...legacy, ...escaped]);
-    const records = createMongoRecords(mongo.db, { lastRead: { latest: () => Promise.resolve(0) } });
-    const seen: string[] = [];
-    let pages = 0;
-    for await (const page of streamCatchUp({ records }, userId, 0, NOW, 2)) {
-      seen.push(...page.map((record) => record.targetId));
-      if ((pages += 1) > 10) break;
-    }
+    const { seen, pages } = await catchUp(userId, 2);
     expect(pages).to.be.at.most(3);
     expect(seen.sort()).to.deep.equal(['p_a', 'p_b', 'p_c', 'p_d', 'p_e']);
   });
@@ -66,13 +71,7 @@ describe('MongoDB records: a stream’s catch-up across records stored under the
       at('p_b', escaped('p_b')),
       at('p-c', escaped('p-c')),
     ]);
-    const records = createMongoRecords(mongo.db, { lastRead: { latest: () => Promise.resolve(0) } });
-    const seen: string[] = [];
-    let pages = 0;
-    for await (const page of streamCatchUp({ records }, userId, 0, NOW, 1)) {
-      seen.push(...page.map((record) => record.targetId));
-      if ((pages += 1) > 10) break;
-    }
+    const { seen, pages } = await catchUp(userId, 1);
     expect(pages).to.be.at.most(4);
     expect(seen.sort()).to.deep.equal(['p-c', 'p_a', 'p_b']);
   });
