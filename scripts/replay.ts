@@ -140,28 +140,21 @@ async function checkWorkers(
   const where =
     `Redis ${describeRedisTarget(env.redis)}; ` +
     (prefixSet ? `QUEUE_PREFIX=${env.QUEUE_PREFIX}` : `QUEUE_PREFIX unset, so ${env.QUEUE_PREFIX}`);
-  if ('unknown' in workers) {
-    const problem =
-      `cannot tell whether a worker reads ${queueKey} (${where}): ` +
-      `CLIENT LIST refused (${workers.unknown})`;
-    if (!anyway) {
-      throw new UsageError(
-        `QUEUE_PREFIX: ${problem}; nothing queued; check QUEUE_PREFIX is the deployment's, ` +
-          'then give --no-workers-ok',
-      );
-    }
-    process.stderr.write(`warning: ${problem}: queued on --no-workers-ok\n`);
+  const unknown = 'unknown' in workers;
+  const problem = unknown
+    ? `cannot tell whether a worker reads ${queueKey} (${where}): CLIENT LIST refused (${workers.unknown})`
+    : `no worker reads ${queueKey} (${where})`;
+  if (anyway) {
+    const then = unknown
+      ? 'queued on --no-workers-ok'
+      : `its events wait for a worker started with QUEUE_PREFIX=${env.QUEUE_PREFIX}`;
+    process.stderr.write(`warning: ${problem}: ${then}\n`);
     return;
   }
-  if (!anyway) {
-    throw new UsageError(
-      `QUEUE_PREFIX: no worker reads ${queueKey} (${where}): nothing queued; set the deployment's ` +
-        'QUEUE_PREFIX, or give --no-workers-ok to queue for workers started later',
-    );
-  }
-  process.stderr.write(
-    `warning: no worker reads ${queueKey} (${where}): its events wait for a worker started with ` +
-      `QUEUE_PREFIX=${env.QUEUE_PREFIX}\n`,
+  throw new UsageError(
+    unknown
+      ? `QUEUE_PREFIX: ${problem}; nothing queued; check QUEUE_PREFIX is the deployment's, then give --no-workers-ok`
+      : `QUEUE_PREFIX: ${problem}: nothing queued; set the deployment's QUEUE_PREFIX, or give --no-workers-ok to queue for workers started later`,
   );
 }
 

@@ -203,7 +203,7 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDeliv
     runPastStorageFailures(gate, call, {
       logger: deps.logger,
       job: { decisionId },
-      ...(deps.storageBusyFirstWaitMs === undefined ? {} : { busyFirstWaitMs: deps.storageBusyFirstWaitMs }),
+      busyFirstWaitMs: deps.storageBusyFirstWaitMs,
     });
   /** Set by close(): bull's set-up that close cut short is no failure. */
   let closed = false;

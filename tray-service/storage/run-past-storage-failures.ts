@@ -37,7 +37,7 @@ export const OUTAGE_RETRIES = 5;
  * always runs out of time still spends its attempts.
  */
 const STORAGE_BUSY_WAITS = 6;
-export const STORAGE_BUSY_FIRST_WAIT_MS = 1_000;
+const STORAGE_BUSY_FIRST_WAIT_MS = 1_000;
 const STORAGE_BUSY_MAX_WAIT_MS = 30_000;
 
 export interface StorageFailureOptions {

@@ -189,7 +189,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     return runPastStorageFailures(gate, run, {
       logger: deps.logger,
       job: { key: data.dedupeKey },
-      ...(deps.storageBusyFirstWaitMs === undefined ? {} : { busyFirstWaitMs: deps.storageBusyFirstWaitMs }),
+      busyFirstWaitMs: deps.storageBusyFirstWaitMs,
     });
   };
 

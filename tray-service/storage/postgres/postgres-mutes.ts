@@ -21,13 +21,13 @@ const inForceAt = (at: string) => `user_id = $1 AND created_at <= ${at}
  * start or removal (domain/mute-changes.ts muteChangeTime). Read under the user's lock.
  */
 async function changeTime(client: pg.PoolClient, userId: string, target: MuteTarget, now: number) {
-  const { rows } = await client.query<{ at: string | null }>(
-    `SELECT max(GREATEST(created_at, COALESCE(removed_at, created_at)))::text AS at FROM tray_mutes
+  // GREATEST ignores NULLs: a span not removed counts by its start, no span at all leaves `now`.
+  const { rows } = await client.query<{ at: string }>(
+    `SELECT GREATEST($4::bigint, max(GREATEST(created_at, removed_at)))::text AS at FROM tray_mutes
      WHERE user_id = $1 AND target_type = $2 AND target_id = $3`,
-    [userId, target.targetType, target.targetId],
+    [userId, target.targetType, target.targetId, now],
   );
-  const latest = rows[0]?.at;
-  return latest === null || latest === undefined ? now : Math.max(now, Number(latest));
+  return Number(rows[0]?.at ?? now);
 }
 
 /** The span of the user's mute of ($2, $3) in force at $4. */

@@ -29,19 +29,18 @@ export const PURGE_GRACE_MS = 3_600_000;
  * removals' tombstones by their post's thread and community, and the mute spans by their owner's
  * records, which live as long as a record built from or judged by them can
  * (purge-kept-in-batches.ts). Records and kept actions go first: what they kept alive is judged
- * without them.
+ * without them. `needs`: the steps that must have run first (purgeEach).
  */
-/** What keptByThread reads of the kept actions: their steps must have run first (purgeEach `needs`). */
-const READ_BY_TOMBSTONES = ['tray_target_actors', 'tray_group_actions'];
-
-const EXPIRING: readonly (ExpiringTable | KeptTable)[] = [
+const EXPIRING: readonly ((ExpiringTable | KeptTable) & { needs?: readonly string[] })[] = [
   { table: 'tray_records', key: 'user_id, key' },
   keptByGroup('tray_target_actors', 'x.target_id', 'x.verb'),
   // A community's posts are the group of its `post` records (the community is their target).
   keptByGroup('tray_community_posts', 'x.community_id', "'post'"),
   keptByGroup('tray_personal_actions', 'x.target_id', 'x.verb'),
   keptByGroup('tray_group_actions', 'x.target_id', 'x.verb'),
-  keptByThread('tray_removals'),
+  // A tombstone is kept until its thread's kept actions expire, which their steps move out to
+  // their group's expiry: after one of those failed, it could go while its group still lives.
+  { ...keptByThread('tray_removals'), needs: ['tray_target_actors', 'tray_group_actions'] },
   { table: 'tray_removal_outcomes', key: 'event_key' },
   { table: 'tray_removal_changes', key: 'event_key, user_id, key' },
   // An ended span (until or removal; least() passes over the one that is NULL).
@@ -66,9 +65,7 @@ export async function purgeExpiredRecords(
   return purgeEach(
     EXPIRING.map((expiring) => ({
       table: expiring.table,
-      // A tombstone is kept until its thread's kept actions expire, which their steps move out to
-      // their group's expiry: after one of those failed, it could go while its group still lives.
-      ...(expiring.table === 'tray_removals' ? { needs: READ_BY_TOMBSTONES } : {}),
+      ...(expiring.needs ? { needs: expiring.needs } : {}),
       purge: () =>
         'keptUntil' in expiring
           ? purgeKeptInBatches(pool, expiring, at, batch)

@@ -79,8 +79,9 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
       return withWriteLock(db, muteLockId(userId), async () => {
         const docs = await spanDocsOf(userId, target);
         // Never before the target's latest change (a request that waited for the lock).
-        const now = muteChangeTime(docs.map(toMute), target, requestedAt);
-        const current = muteInForce(docs.map(toMute), target, now);
+        const spans = docs.map(toMute);
+        const now = muteChangeTime(spans, target, requestedAt);
+        const current = muteInForce(spans, target, now);
         // Counted under the user's lock: no other PUT of the user writes until this one has.
         if (!current && (await mutesInForce(userId, now)).length >= maxInForce) return 'too many';
         // In force or ended within the retention (not every span stored: see the domain's rule).

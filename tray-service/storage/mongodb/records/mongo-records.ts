@@ -78,6 +78,10 @@ export function createMongoRecords(
     tell?: TellMarked,
   ): Promise<MarkedRecord[]> => writeMarked(db, found, compute, { clock, shape: toTrayRecord, tell });
 
+  /** Whether the user has a live record stored under `key`. */
+  const liveUnder = async (userId: string, key: string, now: number): Promise<boolean> =>
+    (await records.findOne({ _id: key, ...live(userId, now) }, { projection: { _id: 1 } })) !== null;
+
   /**
    * Whether a record stored under its former plain-join key (`verb_target_user`, written before
    * keys were escaped: docs/storage.md) has a live twin under the escaped key, written by new
@@ -86,10 +90,7 @@ export function createMongoRecords(
    */
   const hasTwin = async (doc: TrayRecordDoc, now: number): Promise<boolean> => {
     const key = recordKey(doc.verb, doc.targetId, doc.userId);
-    if (key === doc._id) return false;
-    return (
-      (await records.findOne({ _id: key, ...live(doc.userId, now) }, { projection: { _id: 1 } })) !== null
-    );
+    return key !== doc._id && (await liveUnder(doc.userId, key, now));
   };
 
   /**
@@ -100,14 +101,14 @@ export function createMongoRecords(
   const storedIdOf = async (userId: string, key: string, now: number): Promise<string> => {
     const identity = decodeRecordKey(key);
     if (!identity || !key.includes('%')) return key;
-    if (await records.findOne({ _id: key, ...live(userId, now) }, { projection: { _id: 1 } })) return key;
+    if (await liveUnder(userId, key, now)) return key;
     const former = `${identity.verb}_${identity.targetId}_${identity.userId}`;
     // That _id may spell another triple's key: the record's own fields say whose it is.
     const found = await records.findOne(
       { _id: former, userId },
-      { projection: { _id: 1, verb: 1, targetId: 1 } },
+      { projection: { _id: 1, userId: 1, verb: 1, targetId: 1 } },
     );
-    return found?.verb === identity.verb && found.targetId === identity.targetId ? former : key;
+    return found && isRecordOf(found, userId, identity.verb as TrayVerb, identity.targetId) ? former : key;
   };
 
   /**

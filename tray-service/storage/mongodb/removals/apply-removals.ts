@@ -65,18 +65,19 @@ function candidateFilters(removal: Removal): Filter<TargetActionDoc>[] {
     case 'reaction':
       return [{ postId, 'activity.lastActionId': id }];
     case 'comment':
-      return [
-        { postId, 'activity.lastActionId': id },
-        ...['mentreply', 'mentreact', 'mention'].map((verb) => ({ group: recordGroup(verb, id) })),
-      ];
+      return [{ postId, 'activity.lastActionId': id }, ...targetGroups(removal).map((group) => ({ group }))];
   }
 }
 
 /** The kept actions the removals void, each once, with what the removal notes of each. */
-async function voidedActions(db: Db, removals: readonly Removal[]): Promise<VoidedAction[]> {
+async function voidedActions(
+  db: Db,
+  removals: readonly Removal[],
+  postIds: readonly string[],
+): Promise<VoidedAction[]> {
   const actions = db.collection<TargetActionDoc>(TRAY_TARGET_ACTIONS);
   // On the removals' posts only, as a removal's work is noted and looked up by its post.
-  const posts = new Set(removals.map((removal) => removal.postId));
+  const posts = new Set(postIds);
   const found = new Map<string, VoidedAction>();
   for (const removal of removals)
     for (const filter of candidateFilters(removal)) {
@@ -198,7 +199,7 @@ export async function applyRemovals(
   const now = options.now();
   await storeTombstones(db, removals, { now, retentionDays: options.retentionDays });
   const postIds = [...new Set(removals.map((removal) => removal.postId))];
-  const voided = await voidedActions(db, removals);
+  const voided = await voidedActions(db, removals, postIds);
   const expiresAt = new Date(now + options.retentionDays * DAY_MS);
   const noted = workOf(voided, expiresAt, options.voidedPerNote ?? VOIDED_PER_NOTE);
   if (noted.length > 0) await insertCoalesced<RemovalWorkDoc>(db, TRAY_REMOVAL_WORK, noted);
